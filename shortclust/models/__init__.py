@@ -1,0 +1,33 @@
+"""Clustering models, one public estimator per file, looked up by name from configs."""
+
+from importlib import import_module
+
+from shortclust.errors import ConfigError
+
+# name in a config -> (module, class). Imported lazily so that `shortclust --help` and
+# configs for one model do not pay for compiling every other model's kernels.
+_MODELS = {
+    "gsdmm": ("shortclust.models.gsdmm", "GSDMM"),
+}
+
+
+def model_names():
+    """Names accepted by ``model.name`` in an experiment config, sorted."""
+    return sorted(_MODELS)
+
+
+def get_model_class(name):
+    """Return the estimator class registered under ``name``.
+
+    Raises
+    ------
+    ConfigError
+        If no model has that name; the message lists the known ones.
+    """
+    key = str(name).lower()
+    if key not in _MODELS:
+        raise ConfigError(
+            f"unknown model '{name}': choose one of {', '.join(model_names())}"
+        )
+    module, cls = _MODELS[key]
+    return getattr(import_module(module), cls)
