@@ -1,0 +1,223 @@
+"""Compiled hot loops of GSDMM (Yin & Wang, KDD 2014). Private: use :class:`GSDMM`.
+
+Kernels take plain arrays, do no validation, and perform one unit of work per call
+(one Gibbs sweep, one compaction, one scoring pass); Python owns the iteration loop.
+
+Layout and numerical choices (why the sweep is fast and still exact):
+
+* ``n_wz[w, k]`` is stored word-major, so for one token the loop over clusters reads
+  one contiguous row and vectorises.
+* Eq. 4 is evaluated as running products of its factors instead of a sum of logs.
+  The numerator ``prod (n_wz + beta + j)`` and denominator ``prod (n_z + V beta + i)``
+  are accumulated separately and divided once per ``_BLOCK`` tokens; after each block
+  every weight is rescaled by the largest one. Rescaling by a common factor leaves the
+  sampling distribution unchanged, and keeps documents of hundreds of tokens from
+  overflowing or underflowing (a weight below 1e-300 of the largest is 0 in float64
+  whatever the method).
+* Clusters are kept compacted: the non-empty ones occupy slots ``0..n_active-1``
+  (:func:`compact_clusters` restores this before each sweep). All empty clusters have
+  the same weight under Eq. 4, so the ``n_clusters - n_active`` empty slots beyond
+  the active range are sampled as one slot whose weight is that common weight times
+  their number; choosing it opens slot ``n_active``. This is the same distribution
+  over partitions as sampling every empty cluster separately.
+"""
+
+import numpy as np
+from numba import njit
+
+# Tokens per block between rescalings. Each factor of Eq. 4 lies within about 1e-8 and
+# 1e8 of 1 for realistic counts, so 16 tokens keep both products far inside float64.
+_BLOCK = 16
+
+
+@njit(cache=True)
+def build_counts(doc_ptr, doc_words, doc_counts, z, m_z, n_z, n_wz):
+    """Accumulate cluster statistics from scratch (Algorithm 1, initialisation).
+
+    IN: ``doc_ptr``, ``doc_words``, ``doc_counts`` (CSR rows of the documents), ``z``.
+    OUT: ``m_z`` (documents per cluster), ``n_z`` (tokens per cluster),
+    ``n_wz`` (word-major token counts); all are zeroed first.
+    """
+    m_z[:] = 0.0
+    n_z[:] = 0.0
+    n_wz[:, :] = 0
+    for d in range(z.shape[0]):
+        k = z[d]
+        m_z[k] += 1.0
+        for idx in range(doc_ptr[d], doc_ptr[d + 1]):
+            n_z[k] += doc_counts[idx]
+            n_wz[doc_words[idx], k] += doc_counts[idx]
+
+
+@njit(cache=True)
+def compact_clusters(z, m_z, n_z, n_wz):
+    """Relabel clusters so the non-empty ones occupy the leading slots, in order.
+
+    A pure relabelling: the partition of the documents is unchanged. Returns the
+    number of non-empty clusters. IN/OUT: ``z``, ``m_z``, ``n_z``, ``n_wz``.
+    """
+    n_slots = m_z.shape[0]
+    new_of_old = np.full(n_slots, -1, dtype=np.int64)
+    n_active = 0
+    for k in range(n_slots):
+        if m_z[k] > 0.0:
+            new_of_old[k] = n_active
+            n_active += 1
+    if n_active == n_slots or new_of_old[n_active - 1] == n_active - 1:
+        return n_active  # already compact: nothing moves
+    old_of_new = np.empty(n_active, dtype=np.int64)
+    for k in range(n_slots):
+        if new_of_old[k] >= 0:
+            old_of_new[new_of_old[k]] = k
+    # old_of_new is increasing and old_of_new[j] >= j, so forward in-place copies are safe.
+    for j in range(n_active):
+        m_z[j] = m_z[old_of_new[j]]
+        n_z[j] = n_z[old_of_new[j]]
+    m_z[n_active:] = 0.0
+    n_z[n_active:] = 0.0
+    for w in range(n_wz.shape[0]):
+        row = n_wz[w]
+        for j in range(n_active):
+            row[j] = row[old_of_new[j]]
+        row[n_active:] = 0
+    for d in range(z.shape[0]):
+        z[d] = new_of_old[z[d]]
+    return n_active
+
+
+@njit(cache=True, fastmath=True)
+def _eq4_weights(d, doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz,
+                 alpha, beta, v_beta, n_active, num, den):
+    """Unnormalised Eq. 4 weights of document ``d`` for slots ``0..n_active-1``.
+
+    The document must already be removed from the counts. Writes the weights into
+    ``num[:n_active]`` (``den`` is scratch) and returns the weight of one empty
+    cluster on the same scale.
+    """
+    for k in range(n_active):
+        num[k] = m_z[k] + alpha
+        den[k] = 1.0
+    empty_num = alpha
+    empty_den = 1.0
+    position = 0  # i - 1 in Eq. 4's denominator
+    for idx in range(doc_ptr[d], doc_ptr[d + 1]):
+        row = n_wz[doc_words[idx]]
+        for j in range(doc_counts[idx]):
+            word_offset = beta + j
+            length_offset = v_beta + position
+            for k in range(n_active):
+                num[k] *= row[k] + word_offset
+                den[k] *= n_z[k] + length_offset
+            empty_num *= word_offset
+            empty_den *= length_offset
+            position += 1
+            if position % _BLOCK == 0:
+                empty_num = _rescale_block(num, den, n_active, empty_num / empty_den)
+                empty_den = 1.0
+    for k in range(n_active):
+        num[k] /= den[k]
+    return empty_num / empty_den
+
+
+@njit(cache=True, fastmath=True)
+def _rescale_block(num, den, n_active, empty_weight):
+    """Fold the denominators into the weights and divide all by the largest weight."""
+    largest = empty_weight
+    for k in range(n_active):
+        num[k] /= den[k]
+        den[k] = 1.0
+        largest = max(largest, num[k])
+    scale = 1.0 / largest
+    for k in range(n_active):
+        num[k] *= scale
+    return empty_weight * scale
+
+
+@njit(cache=True, fastmath=True)
+def _choose(weights, n_active, tail_weight, u):
+    """Index ``k`` with ``cumsum(weights)[k] > u * total`` (``n_active`` for the tail).
+
+    Returns -1 when every weight is zero (possible only with ``alpha = 0``).
+    """
+    total = tail_weight
+    for k in range(n_active):
+        total += weights[k]
+    if not total > 0.0:
+        return -1
+    target = u * total
+    running = 0.0
+    for k in range(n_active):
+        running += weights[k]
+        if running > target:
+            return k
+    # Only the tail is left; rounding can also land here when u is within an ulp of 1.
+    if tail_weight > 0.0:
+        return n_active
+    for k in range(n_active - 1, -1, -1):
+        if weights[k] > 0.0:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def _move_document(d, doc_ptr, doc_words, doc_counts, k, sign, m_z, n_z, n_wz):
+    """Add (``sign = 1``) or remove (``sign = -1``) document ``d`` from cluster ``k``."""
+    m_z[k] += sign
+    for idx in range(doc_ptr[d], doc_ptr[d + 1]):
+        n_z[k] += sign * doc_counts[idx]
+        n_wz[doc_words[idx], k] += sign * doc_counts[idx]
+
+
+@njit(cache=True)
+def gibbs_sweep(doc_ptr, doc_words, doc_counts, z, m_z, n_z, n_wz,
+                alpha, beta, v_beta, n_active, uniforms, num, den):
+    """One Gibbs sweep of Algorithm 1 over every document, in order.
+
+    Each document is removed from its cluster and re-sampled from Eq. 4 (the second
+    loop of Algorithm 1). Clusters must be compact on entry (see
+    :func:`compact_clusters`).
+
+    IN: ``doc_ptr``, ``doc_words``, ``doc_counts`` (CSR rows; for Eq. 3 pass counts of 1),
+    ``alpha``, ``beta``, ``v_beta`` (V * beta), ``uniforms`` (one U[0, 1) draw per document).
+    IN/OUT: ``z``, ``m_z``, ``n_z``, ``n_wz``. Scratch: ``num``, ``den`` (length >= K).
+    Returns ``(n_active, n_moved)``: slots in use after the sweep and documents that
+    changed cluster.
+    """
+    n_slots = m_z.shape[0]
+    n_moved = 0
+    for d in range(z.shape[0]):
+        old = z[d]
+        _move_document(d, doc_ptr, doc_words, doc_counts, old, -1, m_z, n_z, n_wz)
+        empty_weight = _eq4_weights(d, doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz,
+                                    alpha, beta, v_beta, n_active, num, den)
+        new = _choose(num, n_active, empty_weight * (n_slots - n_active), uniforms[d])
+        if new < 0:
+            new = old
+        elif new == n_active:
+            n_active += 1  # open the first empty slot beyond the active range
+        _move_document(d, doc_ptr, doc_words, doc_counts, new, 1, m_z, n_z, n_wz)
+        if new != old:
+            z[d] = new
+            n_moved += 1
+    return n_active, n_moved
+
+
+@njit(cache=True)
+def log_posterior(doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, v_beta, out):
+    """Log of Eq. 4 for documents not in the counts (the Naive Bayes form, section 3.2).
+
+    IN: CSR rows of the new documents, fitted ``m_z``, ``n_z``, word-major ``n_wz``.
+    OUT: ``out[d, k]`` = log p(z_d = k | fitted counts) up to a per-document constant.
+    Works in logs: scoring is not the hot loop, and logs cannot overflow.
+    """
+    n_docs, n_clusters = out.shape
+    for d in range(n_docs):
+        for k in range(n_clusters):
+            out[d, k] = np.log(m_z[k] + alpha)
+        position = 0
+        for idx in range(doc_ptr[d], doc_ptr[d + 1]):
+            row = n_wz[doc_words[idx]]
+            for j in range(doc_counts[idx]):
+                for k in range(n_clusters):
+                    out[d, k] += np.log(row[k] + beta + j) - np.log(n_z[k] + v_beta + position)
+                position += 1
