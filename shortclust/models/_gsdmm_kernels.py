@@ -85,37 +85,76 @@ def compact_clusters(z, m_z, n_z, n_wz):
     return n_active
 
 
+@njit(cache=True)
+def refresh_inv_den(inv_den, k, n_zk, v_beta):
+    """Cache the inverse Eq. 4 denominators of cluster ``k`` for the first block.
+
+    OUT: ``inv_den[L, k] = 1 / prod_{i=1..L} (n_zk + V beta + i - 1)`` for
+    ``L = 0.._BLOCK``. One division: the products are built upwards, then the inverses
+    are peeled off downwards.
+    """
+    product = 1.0
+    for length in range(1, _BLOCK + 1):
+        product *= n_zk + v_beta + length - 1
+    inverse = 1.0 / product
+    for length in range(_BLOCK, 0, -1):
+        inv_den[length, k] = inverse
+        inverse *= n_zk + v_beta + length - 1
+    inv_den[0, k] = 1.0
+
+
+@njit(cache=True)
+def refresh_all_inv_den(inv_den, n_z, v_beta):
+    """:func:`refresh_inv_den` for every cluster slot."""
+    for k in range(n_z.shape[0]):
+        refresh_inv_den(inv_den, k, n_z[k], v_beta)
+
+
 @njit(cache=True, fastmath=True)
-def _eq4_weights(d, doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz,
-                 alpha, beta, v_beta, n_active, num, den):
+def _eq4_weights(d, doc_ptr, doc_words, doc_counts, doc_len, m_z, n_z, n_wz,
+                 alpha, beta, v_beta, n_active, inv_den, empty_inv_den, num, den):
     """Unnormalised Eq. 4 weights of document ``d`` for slots ``0..n_active-1``.
 
-    The document must already be removed from the counts. Writes the weights into
+    The document must already be removed from the counts, and ``inv_den`` must match
+    the current ``n_z`` (see :func:`refresh_inv_den`). Writes the weights into
     ``num[:n_active]`` (``den`` is scratch) and returns the weight of one empty
     cluster on the same scale.
+
+    The first ``_BLOCK`` tokens' denominator comes from the cache, so short documents
+    cost one multiply-add per token and cluster. Later tokens multiply numerator and
+    denominator separately, folded and rescaled every ``_BLOCK`` tokens.
     """
+    n_tokens = doc_len[d]
+    first = min(n_tokens, _BLOCK)
+    cached = inv_den[first]
     for k in range(n_active):
-        num[k] = m_z[k] + alpha
-        den[k] = 1.0
-    empty_num = alpha
+        num[k] = (m_z[k] + alpha) * cached[k]
+    empty_num = alpha * empty_inv_den[first]
     empty_den = 1.0
+    if n_tokens > _BLOCK:
+        den[:n_active] = 1.0
     position = 0  # i - 1 in Eq. 4's denominator
     for idx in range(doc_ptr[d], doc_ptr[d + 1]):
         row = n_wz[doc_words[idx]]
         for j in range(doc_counts[idx]):
             word_offset = beta + j
-            length_offset = v_beta + position
-            for k in range(n_active):
-                num[k] *= row[k] + word_offset
-                den[k] *= n_z[k] + length_offset
+            if position < _BLOCK:
+                for k in range(n_active):
+                    num[k] *= row[k] + word_offset
+            else:
+                length_offset = v_beta + position
+                for k in range(n_active):
+                    num[k] *= row[k] + word_offset
+                    den[k] *= n_z[k] + length_offset
+                empty_den *= length_offset
             empty_num *= word_offset
-            empty_den *= length_offset
             position += 1
-            if position % _BLOCK == 0:
+            if position % _BLOCK == 0 and position < n_tokens:
                 empty_num = _rescale_block(num, den, n_active, empty_num / empty_den)
                 empty_den = 1.0
-    for k in range(n_active):
-        num[k] /= den[k]
+    if n_tokens > _BLOCK:
+        for k in range(n_active):
+            num[k] /= den[k]
     return empty_num / empty_den
 
 
@@ -133,11 +172,18 @@ def _rescale_block(num, den, n_active, empty_weight):
     return empty_weight * scale
 
 
+# Weights per chunk in the two-level scan of _choose.
+_CHUNK = 8
+
+
 @njit(cache=True, fastmath=True)
 def _choose(weights, n_active, tail_weight, u):
     """Index ``k`` with ``cumsum(weights)[k] > u * total`` (``n_active`` for the tail).
 
-    Returns -1 when every weight is zero (possible only with ``alpha = 0``).
+    Returns -1 when every weight is zero (possible only with ``alpha = 0``). The scan
+    first steps over chunks of ``_CHUNK`` weights, whose sums have no dependency on one
+    another, and only then walks inside the chunk that crosses the target: this
+    shortens the serial chain of additions about eightfold.
     """
     total = tail_weight
     for k in range(n_active):
@@ -146,14 +192,27 @@ def _choose(weights, n_active, tail_weight, u):
         return -1
     target = u * total
     running = 0.0
-    for k in range(n_active):
-        running += weights[k]
-        if running > target:
-            return k
+    for start in range(0, n_active, _CHUNK):
+        stop = min(start + _CHUNK, n_active)
+        chunk = 0.0
+        for k in range(start, stop):
+            chunk += weights[k]
+        if running + chunk > target:
+            for k in range(start, stop):
+                running += weights[k]
+                if running > target:
+                    return k
+            return _last_positive(weights, start, stop)  # rounding put us past the chunk
+        running += chunk
     # Only the tail is left; rounding can also land here when u is within an ulp of 1.
     if tail_weight > 0.0:
         return n_active
-    for k in range(n_active - 1, -1, -1):
+    return _last_positive(weights, 0, n_active)
+
+
+@njit(cache=True)
+def _last_positive(weights, start, stop):
+    for k in range(stop - 1, start - 1, -1):
         if weights[k] > 0.0:
             return k
     return -1
@@ -169,17 +228,21 @@ def _move_document(d, doc_ptr, doc_words, doc_counts, k, sign, m_z, n_z, n_wz):
 
 
 @njit(cache=True)
-def gibbs_sweep(doc_ptr, doc_words, doc_counts, z, m_z, n_z, n_wz,
-                alpha, beta, v_beta, n_active, uniforms, num, den):
+def gibbs_sweep(doc_ptr, doc_words, doc_counts, doc_len, z, m_z, n_z, n_wz,
+                alpha, beta, v_beta, n_active, uniforms, inv_den, empty_inv_den,
+                num, den, saved):
     """One Gibbs sweep of Algorithm 1 over every document, in order.
 
     Each document is removed from its cluster and re-sampled from Eq. 4 (the second
     loop of Algorithm 1). Clusters must be compact on entry (see
-    :func:`compact_clusters`).
+    :func:`compact_clusters`) and ``inv_den`` current (:func:`refresh_all_inv_den`).
 
     IN: ``doc_ptr``, ``doc_words``, ``doc_counts`` (CSR rows; for Eq. 3 pass counts of 1),
-    ``alpha``, ``beta``, ``v_beta`` (V * beta), ``uniforms`` (one U[0, 1) draw per document).
-    IN/OUT: ``z``, ``m_z``, ``n_z``, ``n_wz``. Scratch: ``num``, ``den`` (length >= K).
+    ``doc_len`` (tokens per document), ``alpha``, ``beta``, ``v_beta`` (V * beta),
+    ``uniforms`` (one U[0, 1) draw per document), ``empty_inv_den`` (the cached inverse
+    denominators of an empty cluster).
+    IN/OUT: ``z``, ``m_z``, ``n_z``, ``n_wz``, ``inv_den``.
+    Scratch: ``num``, ``den`` (length >= K), ``saved`` (length _BLOCK + 1).
     Returns ``(n_active, n_moved)``: slots in use after the sweep and documents that
     changed cluster.
     """
@@ -188,15 +251,21 @@ def gibbs_sweep(doc_ptr, doc_words, doc_counts, z, m_z, n_z, n_wz,
     for d in range(z.shape[0]):
         old = z[d]
         _move_document(d, doc_ptr, doc_words, doc_counts, old, -1, m_z, n_z, n_wz)
-        empty_weight = _eq4_weights(d, doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz,
-                                    alpha, beta, v_beta, n_active, num, den)
+        saved[:] = inv_den[:, old]
+        refresh_inv_den(inv_den, old, n_z[old], v_beta)
+        empty_weight = _eq4_weights(d, doc_ptr, doc_words, doc_counts, doc_len, m_z, n_z,
+                                    n_wz, alpha, beta, v_beta, n_active, inv_den,
+                                    empty_inv_den, num, den)
         new = _choose(num, n_active, empty_weight * (n_slots - n_active), uniforms[d])
         if new < 0:
             new = old
         elif new == n_active:
             n_active += 1  # open the first empty slot beyond the active range
         _move_document(d, doc_ptr, doc_words, doc_counts, new, 1, m_z, n_z, n_wz)
-        if new != old:
+        if new == old:
+            inv_den[:, old] = saved
+        else:
+            refresh_inv_den(inv_den, new, n_z[new], v_beta)
             z[d] = new
             n_moved += 1
     return n_active, n_moved

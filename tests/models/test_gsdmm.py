@@ -54,8 +54,15 @@ def eq4_probabilities_by_kernel(doc_words, doc_counts, m_z, n_z, n_wz, alpha, be
     n_active = len(m_z)
     num, den = np.empty(n_slots), np.empty(n_slots)
     doc_ptr = np.array([0, len(doc_words)], dtype=np.int64)
-    empty = kernels._eq4_weights(0, doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz,
-                                 alpha, beta, n_wz.shape[0] * beta, n_active, num, den)
+    doc_len = np.array([doc_counts.sum()], dtype=np.int64)
+    v_beta = n_wz.shape[0] * beta
+    inv_den = np.empty((kernels._BLOCK + 1, n_active))
+    kernels.refresh_all_inv_den(inv_den, n_z, v_beta)
+    empty_inv_den = np.empty((kernels._BLOCK + 1, 1))
+    kernels.refresh_inv_den(empty_inv_den, 0, 0.0, v_beta)
+    empty = kernels._eq4_weights(0, doc_ptr, doc_words, doc_counts, doc_len, m_z, n_z, n_wz,
+                                 alpha, beta, v_beta, n_active, inv_den,
+                                 empty_inv_den[:, 0].copy(), num, den)
     weights = np.append(num[:n_active], empty * (n_slots - n_active))
     return weights / weights.sum()
 
@@ -103,11 +110,20 @@ def test_sweep_keeps_counts_consistent_with_the_assignment():
     n_wz = np.zeros((X.shape[1], n_slots), dtype=np.int32)
     args = (X.indptr.astype(np.int64), X.indices, X.data)
     kernels.build_counts(*args, z, m_z, n_z, n_wz)
+    doc_len = np.asarray(X.sum(axis=1), dtype=np.int64).ravel()
+    v_beta = X.shape[1] * 0.1
+    inv_den, empty_inv_den = np.empty((kernels._BLOCK + 1, n_slots)), np.empty((kernels._BLOCK + 1, 1))
+    kernels.refresh_inv_den(empty_inv_den, 0, 0.0, v_beta)
     for _ in range(3):
         n_active = kernels.compact_clusters(z, m_z, n_z, n_wz)
         assert np.all(m_z[:n_active] > 0) and np.all(m_z[n_active:] == 0)
-        kernels.gibbs_sweep(*args, z, m_z, n_z, n_wz, 0.1, 0.1, X.shape[1] * 0.1, n_active,
-                            rng.random(X.shape[0]), np.empty(n_slots), np.empty(n_slots))
+        kernels.refresh_all_inv_den(inv_den, n_z, v_beta)
+        kernels.gibbs_sweep(*args, doc_len, z, m_z, n_z, n_wz, 0.1, 0.1, v_beta, n_active,
+                            rng.random(X.shape[0]), inv_den, empty_inv_den[:, 0].copy(),
+                            np.empty(n_slots), np.empty(n_slots), np.empty(kernels._BLOCK + 1))
+        cached = inv_den.copy()
+        kernels.refresh_all_inv_den(inv_den, n_z, v_beta)
+        np.testing.assert_array_equal(cached, inv_den)  # the cache tracked every move
         fresh = np.zeros(n_slots), np.zeros(n_slots), np.zeros_like(n_wz)
         kernels.build_counts(*args, z, *fresh)
         np.testing.assert_array_equal(m_z, fresh[0])
