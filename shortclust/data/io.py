@@ -1,0 +1,373 @@
+"""Reading documents from JSON Lines, gzipped JSON Lines, CSV and plain-text files.
+
+Every problem a user's file can have is reported as a one-line :class:`DataError` that
+names the file and, where there is one, the line number (1-based, as an editor shows it).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import json
+import os
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from shortclust.errors import DataError
+
+__all__ = ["RawDocuments", "read_documents", "file_sha256", "SUPPORTED_SUFFIXES"]
+
+SUPPORTED_SUFFIXES = (".jsonl.gz", ".jsonl", ".csv", ".txt")
+
+# Errors a damaged or unreadable file raises while being read; gzip reports a bad header as
+# OSError (BadGzipFile), a truncated stream as EOFError and a corrupt block as zlib.error.
+_READ_ERRORS = (OSError, EOFError, zlib.error)
+
+
+@dataclass
+class RawDocuments:
+    """Documents as read from a file, before any preprocessing.
+
+    Attributes
+    ----------
+    texts : list of str
+        One text per document, exactly as stored (empty strings are documents too).
+    labels : list of str or None
+        Ground-truth labels as strings, or None if the file has none.
+    times : list or None
+        ISO-8601 strings or integer stream positions, or None if the file has none.
+    ids : list of str or None
+        Source document ids, or None if the file has none.
+    """
+
+    texts: list[str]
+    labels: list[str] | None = None
+    times: list | None = None
+    ids: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+def _one_line(text: object) -> str:
+    """Flatten an exception text so a DataError message stays on one line."""
+    return " ".join(str(text).split())
+
+
+def _fail(path: Path, lineno: int | str | None, problem: str, way_out: str) -> DataError:
+    where = f"{path}, line {lineno}" if lineno is not None else str(path)
+    return DataError(f"{where}: {_one_line(problem)}: {way_out}")
+
+
+def suffix_of(path: str | os.PathLike) -> str | None:
+    """Return the supported suffix ``path`` ends with (case-insensitive), or None."""
+    lower = str(path).lower()
+    for suffix in SUPPORTED_SUFFIXES:
+        if lower.endswith(suffix):
+            return suffix
+    return None
+
+
+def _open_binary(path: Path, suffix: str):
+    """Open the file for reading bytes, turning OS errors into DataError."""
+    try:
+        if suffix == ".jsonl.gz":
+            return gzip.open(path, "rb")
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise DataError(f"file not found: {path}: check the path") from None
+    except IsADirectoryError:
+        raise DataError(f"{path} is a directory: pass a data file") from None
+    except OSError as exc:
+        raise _fail(path, None, f"cannot open file ({exc.strerror or exc})",
+                    "check its permissions") from None
+
+
+def _iter_lines(path: Path, suffix: str, keepends: bool = False):
+    """Yield ``(lineno, text)`` for each line, decoded as strict UTF-8.
+
+    Decoding line by line (rather than through a text wrapper, which decodes ahead in
+    blocks) lets a bad byte be reported with its line number.
+    """
+    with _open_binary(path, suffix) as handle:
+        lineno = 0
+        try:
+            for lineno, raw in enumerate(handle, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise _fail(path, lineno, f"not valid UTF-8 ({exc.reason})",
+                                "re-save the file as UTF-8") from None
+                if lineno == 1:
+                    line = line.removeprefix("\ufeff")  # editors add a byte-order mark
+                yield lineno, line if keepends else line.rstrip("\r\n")
+        except _READ_ERRORS as exc:
+            kind = "a corrupt or truncated gzip file" if suffix == ".jsonl.gz" else "unreadable"
+            raise _fail(path, lineno + 1, f"cannot read file, {kind} ({exc})",
+                        "download or copy it again") from None
+
+
+class _Columns:
+    """Collects the optional fields (label, time, id) and checks they are all-or-nothing.
+
+    A file where some documents have a label and others not is most likely a broken merge;
+    guessing would make evaluation silently wrong, so it is an error.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.values: dict[str, list] = {"label": [], "time": [], "id": []}
+        self.first_missing: dict[str, int | None] = {"label": None, "time": None, "id": None}
+        self.first_present: dict[str, int | None] = {"label": None, "time": None, "id": None}
+
+    def add(self, lineno: int, field: str, value) -> None:
+        if value is None:
+            if self.first_missing[field] is None:
+                self.first_missing[field] = lineno
+            if self.first_present[field] is not None:
+                self._mixed(field, lineno)
+            return
+        if self.first_present[field] is None:
+            self.first_present[field] = lineno
+        if self.first_missing[field] is not None:
+            self._mixed(field, self.first_missing[field])
+        self.values[field].append(value)
+
+    def _mixed(self, field: str, missing_line: int) -> None:
+        raise _fail(self.path, missing_line, f"no '{field}' although line "
+                    f"{self.first_present[field]} has one",
+                    f"give every document a {field} or none")
+
+    def get(self, field: str) -> list | None:
+        return self.values[field] if self.first_present[field] is not None else None
+
+
+def _as_label(path: Path, lineno: int, value) -> str | None:
+    """Labels are strings; integer labels (common in user files) become their decimal text."""
+    if value is None or (isinstance(value, str) and value == ""):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise _fail(path, lineno, f"'label' is {type(value).__name__}",
+                "use a string or an integer label")
+
+
+def _as_id(value) -> str | None:
+    if value is None or value == "":
+        return None
+    return str(value)
+
+
+def _as_time(path: Path, lineno: int, value):
+    """Check a time value: an ISO-8601 string or an integer stream position."""
+    if value is None or (isinstance(value, str) and value == ""):
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            raise _fail(path, lineno, f"'time' {value!r} is not an ISO-8601 timestamp",
+                        "write times as YYYY-MM-DDTHH:MM:SSZ or as integer positions") from None
+        return value
+    raise _fail(path, lineno, f"'time' is {type(value).__name__}",
+                "write times as ISO-8601 strings or integer positions")
+
+
+def _check_time_kinds(path: Path, times: list | None) -> None:
+    """Timestamps and stream positions cannot share one time axis."""
+    if not times:
+        return
+    first_is_int = isinstance(times[0], int)
+    for i, value in enumerate(times):
+        if isinstance(value, int) != first_is_int:
+            raise _fail(path, None, f"document {i + 1} mixes a "
+                        f"{'timestamp' if first_is_int else 'integer position'} with "
+                        f"{'integer positions' if first_is_int else 'timestamps'}",
+                        "use one kind of 'time' in the whole file")
+
+
+def _parse_json_line(path: Path, lineno: int, line: str) -> dict:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise _fail(path, lineno, f"invalid JSON ({exc.msg} at column {exc.colno})",
+                    "fix or remove that line") from None
+    if not isinstance(record, dict):
+        raise _fail(path, lineno, "not a JSON object",
+                    'write one object per line, like {"text": "...", "label": "..."}')
+    text = record.get("text")
+    if not isinstance(text, str):
+        problem = "no 'text' field" if text is None else "'text' is not a string"
+        raise _fail(path, lineno, problem, 'give every line a string "text" field')
+    return record
+
+
+def _read_jsonl(path: Path, suffix: str) -> RawDocuments:
+    texts: list[str] = []
+    columns = _Columns(path)
+    blank_since: int | None = None  # first line of the current run of blank lines
+    for lineno, line in _iter_lines(path, suffix):
+        if not line.strip():
+            blank_since = blank_since or lineno
+            continue
+        if blank_since is not None:
+            # Only trailing blank lines are harmless; one in the middle would shift every
+            # later document's line number, which doc_index and error messages rely on.
+            raise _fail(path, blank_since, "blank line between documents",
+                        "remove it (only blank lines at the end are ignored)")
+        record = _parse_json_line(path, lineno, line)
+        texts.append(record["text"])
+        columns.add(lineno, "label", _as_label(path, lineno, record.get("label")))
+        columns.add(lineno, "time", _as_time(path, lineno, record.get("time")))
+        columns.add(lineno, "id", _as_id(record.get("id")))
+    return _finish(path, texts, columns)
+
+
+def _read_txt(path: Path) -> RawDocuments:
+    texts = [line for _, line in _iter_lines(path, ".txt")]
+    # A trailing newline already ends the last line; further blank lines at the end are
+    # padding, not documents. Blank lines in the middle are empty documents and stay.
+    while texts and not texts[-1].strip():
+        texts.pop()
+    return _finish(path, texts, _Columns(path))
+
+
+def _csv_rows(path: Path):
+    """Yield ``(where, header, row)`` for each non-blank CSV record.
+
+    ``where`` is the record's line, or ``"first-last"`` when a quoted field spans lines
+    (an unclosed quote swallows the rest of the file, so its first line matters). The
+    reader is fed lines decoded one at a time, so line numbers stay exact for decoding
+    errors as well as for CSV errors.
+    """
+    reader = csv.reader(line for _, line in _iter_lines(path, ".csv", keepends=True))
+    try:
+        header = next(reader, None)
+        if header is None:
+            return
+        while True:
+            first = reader.line_num + 1
+            row = next(reader, None)
+            if row is None:
+                return
+            if row:  # csv yields [] for blank lines
+                last = reader.line_num
+                yield (str(last) if last == first else f"{first}-{last}"), header, row
+    except csv.Error as exc:
+        raise _fail(path, reader.line_num, f"malformed CSV ({exc})",
+                    "check the quoting on that line") from None
+
+
+def _read_csv(path: Path) -> RawDocuments:
+    texts: list[str] = []
+    columns = _Columns(path)
+    positions: dict[str, int] | None = None
+    for lineno, header, row in _csv_rows(path):
+        if positions is None:
+            positions = _csv_positions(path, header)
+        if len(row) != len(header):
+            raise _fail(path, lineno, f"{len(row)} field(s) where the header has {len(header)}",
+                        "quote texts that contain commas")
+        get = {name: row[i] for name, i in positions.items()}
+        texts.append(get["text"])
+        columns.add(lineno, "label", _as_label(path, lineno, get.get("label")))
+        columns.add(lineno, "time", _as_time(path, lineno, _csv_time(get.get("time"))))
+        columns.add(lineno, "id", _as_id(get.get("id")))
+    return _finish(path, texts, columns)
+
+
+def _csv_positions(path: Path, header: list[str]) -> dict[str, int]:
+    """Column index of text/label/time/id (header names compared case-insensitively)."""
+    names = [name.strip().lower() for name in header]
+    if "text" not in names:
+        raise _fail(path, 1, f"no 'text' column (columns: {', '.join(header)})",
+                    "name the column holding the documents 'text'")
+    return {f: names.index(f) for f in ("text", "label", "time", "id") if f in names}
+
+
+def _csv_time(cell: str | None):
+    """CSV cells are strings: an all-digit time is a stream position."""
+    if cell is not None and cell.strip().lstrip("-").isdigit():
+        return int(cell)
+    return cell
+
+
+def _finish(path: Path, texts: list[str], columns: _Columns) -> RawDocuments:
+    if not texts:
+        raise _fail(path, None, "the file holds no documents", "check that it is the right file")
+    times = columns.get("time")
+    _check_time_kinds(path, times)
+    return RawDocuments(texts=texts, labels=columns.get("label"), times=times,
+                        ids=columns.get("id"))
+
+
+def read_documents(path: str | os.PathLike) -> RawDocuments:
+    """Read the documents of a ``.jsonl``, ``.jsonl.gz``, ``.csv`` or ``.txt`` file.
+
+    Parameters
+    ----------
+    path : path-like
+        JSON Lines (one object per line with a string ``text``, optional ``label``,
+        ``time``, ``id``), optionally gzipped; CSV with a header naming a ``text`` column
+        and optional ``label``, ``time``, ``id`` columns; or plain text, one document per
+        line and no labels.
+
+    Returns
+    -------
+    RawDocuments
+        Texts in file order. Empty texts are kept as documents.
+
+    Raises
+    ------
+    DataError
+        Missing or unreadable file, unsupported suffix, invalid JSON or UTF-8 (with the
+        line number), a line without a string ``text``, a CSV without a ``text`` column,
+        labels/times/ids given for only some documents, or no documents at all.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.jsonl"
+    >>> _ = p.write_text('{"text": "a b", "label": "x"}\\n{"text": "", "label": "y"}\\n')
+    >>> read_documents(p).labels
+    ['x', 'y']
+    """
+    path = Path(path)
+    suffix = suffix_of(path)
+    if suffix is None:
+        raise DataError(f"{path}: unsupported file type: use one of "
+                        f"{', '.join(SUPPORTED_SUFFIXES)}")
+    if suffix == ".csv":
+        return _read_csv(path)
+    if suffix == ".txt":
+        return _read_txt(path)
+    return _read_jsonl(path, suffix)
+
+
+def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
+    """Return the hex SHA-256 of the file's bytes as stored (a gzip file is not unpacked).
+
+    Streams the file in chunks so large files need no memory.
+
+    Raises
+    ------
+    DataError
+        If the file is missing or unreadable.
+    """
+    path = Path(path)
+    digest = hashlib.sha256()
+    handle = _open_binary(path, "")
+    with handle:
+        try:
+            for chunk in iter(lambda: handle.read(chunk_size), b""):
+                digest.update(chunk)
+        except OSError as exc:
+            raise _fail(path, None, f"cannot read file ({exc})", "check the file") from None
+    return digest.hexdigest()

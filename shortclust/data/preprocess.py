@@ -1,0 +1,340 @@
+"""Named preprocessing pipelines, as the reproduced papers describe them.
+
+A pipeline has two parts:
+
+* a *document* step, ``text -> list of tokens``, applied to each document on its own
+  (:func:`tokenize`);
+* *corpus* steps that need the whole collection, declared as numbers and applied by
+  :class:`~shortclust.data.corpus.Corpus`: ``min_df`` (drop words in fewer documents) and
+  then ``min_doc_words`` (drop documents left with fewer tokens, recording which were kept).
+
+Pipelines
+---------
+``none``
+    Split on whitespace, nothing else: for datasets preprocessed upstream.
+``gsdmm``
+    Yin & Wang (KDD 2014), section 4.1.3: lowercase; remove non-Latin characters and stop
+    words; lemmatise; drop tokens shorter than 2 or longer than 15; document frequency >= 2.
+``ncut``
+    Yan et al. (CIKM 2012), section 4.1.1: lowercase, tokenise, remove stop words, Porter
+    stemming; document frequency >= 6; drop documents with fewer than 4 words.
+
+Both paper pipelines first decode HTML entities and drop every whitespace-delimited token
+holding ``@``, ``://`` or ``www.`` (e-mail addresses, @-mentions, URLs). The papers do not
+mention this because their data had none; on raw tweets and newsgroup posts these would
+otherwise leave fragments such as ``http``, ``co`` and host names.
+
+NLTK data cannot be downloaded here, so the WordNet lemmatiser and NLTK's stop-word list
+are used only if their data is already installed; otherwise ``simplemma`` (offline)
+lemmatises and scikit-learn's list supplies the stop words. The choice is part of each
+pipeline's :attr:`Pipeline.version`, so cached corpora never mix the two.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import sys
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version as package_version
+from pathlib import Path
+from typing import Callable, Iterable
+
+from shortclust.errors import DataError
+
+__all__ = ["Pipeline", "PIPELINES", "get_pipeline", "pipeline_names", "tokenize",
+           "stop_words"]
+
+# Bumped whenever a pipeline's output could change, so old cache entries are not reused.
+_REVISION = "1"
+
+# Fragments left when a contraction is split at its apostrophe ("doesn't" -> "doesn", "t").
+# NLTK's English list has them; scikit-learn's does not. "won" is left out on purpose: as
+# the verb it is frequent and meaningful in news text.
+_CONTRACTION_FRAGMENTS = frozenset(
+    "don doesn didn isn aren wasn weren hasn haven hadn couldn wouldn shouldn mustn needn "
+    "ll ve ain shan mightn".split()
+)
+
+# A run of Latin letters: ASCII, Latin-1 (without the signs x and /), Latin Extended A/B and
+# Latin Extended Additional. Everything else (digits, punctuation, other scripts) separates.
+_LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff"
+_LATIN_WORD = re.compile(f"[{_LATIN}]+")
+
+# scikit-learn's default token pattern: runs of 2+ word characters.
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """A named preprocessing pipeline.
+
+    Attributes
+    ----------
+    name : str
+        Name used in configs and on the command line.
+    description : str
+        One line: where it comes from and what it does.
+    min_df : int
+        Corpus step: words in fewer documents than this are removed.
+    min_doc_words : int
+        Corpus step, after ``min_df``: documents with fewer tokens are dropped.
+    cache : bool
+        Whether the result is worth caching on disk (the slow pipelines).
+    """
+
+    name: str
+    description: str
+    min_df: int = 1
+    min_doc_words: int = 0
+    cache: bool = True
+    _factory: Callable[[], Callable[[str], list[str]]] = field(
+        default=None, repr=False, compare=False)
+    _components: Callable[[], str] = field(default=lambda: "", repr=False, compare=False)
+
+    @property
+    def version(self) -> str:
+        """Identifies this pipeline's exact behaviour (revision and backends used)."""
+        parts = [f"{self.name}-r{_REVISION}", self._components()]
+        return "+".join(p for p in parts if p)
+
+    def document_tokenizer(self) -> Callable[[str], list[str]]:
+        """Return the per-document function ``text -> tokens`` (built once per process)."""
+        return _built_tokenizer(self.name, self._factory)
+
+    def tokenize(self, texts: Iterable[str]) -> list[list[str]]:
+        """Apply the document step to each text (the corpus steps are not applied)."""
+        doc_tokens = self.document_tokenizer()
+        return [doc_tokens(text) for text in texts]
+
+
+@cache
+def _built_tokenizer(name, factory):
+    # Keyed by name so the expensive set-up (imports, stop-word sets, caches) happens once.
+    return factory()
+
+
+# --- backends ------------------------------------------------------------------------------
+
+def _nltk_search_paths() -> list[Path]:
+    """The places NLTK looks for its data by default, without importing NLTK (about 1 s)."""
+    env = [p for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]
+    prefix = Path(sys.prefix)
+    defaults = [Path.home() / "nltk_data", prefix / "nltk_data", prefix / "share/nltk_data",
+                prefix / "lib/nltk_data", Path("/usr/share/nltk_data"),
+                Path("/usr/local/share/nltk_data"), Path("/usr/lib/nltk_data"),
+                Path("/usr/local/lib/nltk_data")]
+    return [Path(p) for p in env] + defaults
+
+
+@cache
+def _nltk_has(resource: str) -> bool:
+    """True if NLTK data ``resource`` (e.g. ``corpora/wordnet``) is installed.
+
+    Looks on disk first so that the common case (not installed) needs no NLTK import, then
+    lets NLTK confirm. Never downloads.
+    """
+    on_disk = any((base / resource).exists() or (base / f"{resource}.zip").exists()
+                  for base in _nltk_search_paths())
+    if not on_disk:
+        return False
+    try:
+        import nltk.data
+
+        nltk.data.find(resource)
+    except (LookupError, ImportError, OSError):
+        return False
+    return True
+
+
+def _pkg_version(name: str) -> str:
+    try:
+        return package_version(name)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _stop_words_source() -> str:
+    return "nltk-stop" if _nltk_has("corpora/stopwords") else "sklearn-stop"
+
+
+@cache
+def stop_words() -> frozenset[str]:
+    """English stop words: NLTK's list if its data is installed, else scikit-learn's.
+
+    Both are extended with the contraction fragments (``don``, ``ll``, ...) that tokenising
+    at apostrophes produces.
+    """
+    if _stop_words_source() == "nltk-stop":
+        from nltk.corpus import stopwords
+
+        words = frozenset(stopwords.words("english"))
+    else:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        words = frozenset(ENGLISH_STOP_WORDS)
+    return words | _CONTRACTION_FRAGMENTS
+
+
+def _lemmatizer_name() -> str:
+    return "wordnet" if _nltk_has("corpora/wordnet") else f"simplemma-{_pkg_version('simplemma')}"
+
+
+def _make_lemmatize() -> Callable[[str], str]:
+    """The paper's WordNet lemmatiser (noun, NLTK's default) if installed, else simplemma."""
+    if _lemmatizer_name() == "wordnet":
+        from nltk.stem import WordNetLemmatizer
+
+        return WordNetLemmatizer().lemmatize
+    import simplemma
+
+    return lambda word: simplemma.lemmatize(word, lang="en")
+
+
+class _WordTable(dict):
+    """Memoises a per-word transformation; ``""`` means "drop this word".
+
+    Corpora repeat words a lot (20NG-bydate: ~5M tokens, far fewer distinct words), so each
+    distinct word is lemmatised or stemmed once.
+    """
+
+    def __init__(self, transform: Callable[[str], str]):
+        super().__init__()
+        self._transform = transform
+
+    def __missing__(self, word: str) -> str:
+        result = self[word] = self._transform(word)
+        return result
+
+
+def _strip_markup(text: str) -> str:
+    """Decode HTML entities; drop tokens that are URLs, e-mail addresses or @-mentions.
+
+    Whole whitespace-delimited tokens are dropped: a regular expression for addresses has
+    to be tried at every position and took 2 s on 20NG-bydate, this takes 0.5 s.
+    """
+    if "&" in text:
+        text = html.unescape(text)
+    if "@" in text or "://" in text or "www." in text:
+        text = " ".join([w for w in text.split()
+                         if "@" not in w and "://" not in w and "www." not in w])
+    if not text.isascii():
+        # Composed form, so an accented letter is one Latin character, not a letter plus a
+        # separating combining mark.
+        text = unicodedata.normalize("NFC", text)
+    return text
+
+
+# --- pipelines -----------------------------------------------------------------------------
+
+def _make_none() -> Callable[[str], list[str]]:
+    return str.split
+
+
+def _make_gsdmm() -> Callable[[str], list[str]]:
+    stop = stop_words()
+    lemmatize = _make_lemmatize()
+
+    def transform(word: str) -> str:
+        if word in stop:
+            return ""
+        lemma = lemmatize(word).lower()
+        # A dictionary lemma can hold characters the tokeniser would have split on.
+        if not _LATIN_WORD.fullmatch(lemma):
+            lemma = word
+        # The lemma is checked too: "others" -> "other" is as empty as the stop word itself.
+        if lemma in stop or not 2 <= len(lemma) <= 15:
+            return ""
+        return lemma
+
+    table = _WordTable(transform)
+    lookup = table.__getitem__
+    findall = _LATIN_WORD.findall
+
+    def doc_tokens(text: str) -> list[str]:
+        return [w for w in map(lookup, findall(_strip_markup(text).lower())) if w]
+
+    return doc_tokens
+
+
+def _make_ncut() -> Callable[[str], list[str]]:
+    from nltk.stem.porter import PorterStemmer
+
+    stop = stop_words()
+    # The algorithm as Porter published it, not NLTK's later extensions.
+    stem = PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM).stem
+    table = _WordTable(lambda word: "" if word in stop else stem(word))
+    lookup = table.__getitem__
+    findall = _WORD.findall
+
+    def doc_tokens(text: str) -> list[str]:
+        return [w for w in map(lookup, findall(_strip_markup(text).lower())) if w]
+
+    return doc_tokens
+
+
+PIPELINES: dict[str, Pipeline] = {
+    "none": Pipeline(
+        "none", "whitespace split only, for text preprocessed upstream",
+        cache=False, _factory=_make_none),
+    "gsdmm": Pipeline(
+        "gsdmm", "GSDMM (Yin & Wang 2014, 4.1.3): lowercase, Latin letters only, stop words, "
+        "lemmatise, token length 2..15, document frequency >= 2",
+        min_df=2, _factory=_make_gsdmm,
+        _components=lambda: f"{_lemmatizer_name()}+{_stop_words_source()}"),
+    "ncut": Pipeline(
+        "ncut", "Ncut-NMF (Yan et al. 2012, 4.1.1): lowercase, stop words, Porter stemming, "
+        "document frequency >= 6, drop documents with fewer than 4 words",
+        min_df=6, min_doc_words=4, _factory=_make_ncut,
+        _components=lambda: f"porter-nltk-{_pkg_version('nltk')}+{_stop_words_source()}"),
+}
+
+
+def pipeline_names() -> list[str]:
+    """Names of the available pipelines."""
+    return list(PIPELINES)
+
+
+def get_pipeline(name: str | Pipeline) -> Pipeline:
+    """Return the pipeline called ``name`` (case-insensitive); a Pipeline passes through.
+
+    Raises
+    ------
+    DataError
+        If there is no such pipeline; the message lists the available ones.
+    """
+    if isinstance(name, Pipeline):
+        return name
+    pipeline = PIPELINES.get(str(name).strip().lower())
+    if pipeline is None:
+        raise DataError(f"unknown preprocessing pipeline '{name}': choose one of "
+                        f"{', '.join(PIPELINES)}")
+    return pipeline
+
+
+def tokenize(texts: Iterable[str], pipeline: str | Pipeline = "none") -> list[list[str]]:
+    """Tokenise each text with a pipeline's document step.
+
+    The corpus steps (``min_df``, ``min_doc_words``) need the whole collection and are
+    applied by :meth:`Corpus.from_texts <shortclust.data.corpus.Corpus.from_texts>`.
+
+    Parameters
+    ----------
+    texts : iterable of str
+    pipeline : str or Pipeline
+        ``"none"``, ``"gsdmm"`` or ``"ncut"``.
+
+    Returns
+    -------
+    list of list of str
+        One token list per text, in order (possibly empty).
+
+    Examples
+    --------
+    >>> tokenize(["The cars were parked, 3 of them!"], "gsdmm")
+    [['car', 'park']]
+    """
+    return get_pipeline(pipeline).tokenize(texts)

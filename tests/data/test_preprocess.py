@@ -1,0 +1,118 @@
+"""Preprocessing pipelines: the document steps and the corpus steps they declare."""
+
+import numpy as np
+import pytest
+
+from shortclust.data.corpus import Corpus
+from shortclust.data.preprocess import PIPELINES, get_pipeline, stop_words, tokenize
+from shortclust.errors import DataError
+
+
+def gsdmm(text):
+    return tokenize([text], "gsdmm")[0]
+
+
+def test_none_splits_on_whitespace_only():
+    assert tokenize(["The Cars,  ran\tfast 42", ""], "none") == [
+        ["The", "Cars,", "ran", "fast", "42"], []]
+
+
+def test_pipelines_declare_the_papers_corpus_steps():
+    assert (PIPELINES["none"].min_df, PIPELINES["none"].min_doc_words) == (1, 0)
+    assert (PIPELINES["gsdmm"].min_df, PIPELINES["gsdmm"].min_doc_words) == (2, 0)
+    assert (PIPELINES["ncut"].min_df, PIPELINES["ncut"].min_doc_words) == (6, 4)
+    assert not PIPELINES["none"].cache and PIPELINES["gsdmm"].cache
+
+
+def test_get_pipeline_is_case_insensitive_and_passes_pipelines_through():
+    assert get_pipeline("GSDMM") is PIPELINES["gsdmm"]
+    assert get_pipeline(PIPELINES["ncut"]) is PIPELINES["ncut"]
+
+
+def test_unknown_pipeline_lists_the_known_ones(one_line):
+    with pytest.raises(DataError) as err:
+        get_pipeline("porter")
+    one_line(str(err.value), "'porter'", "none", "gsdmm", "ncut")
+
+
+def test_version_names_the_backends():
+    version = PIPELINES["gsdmm"].version
+    assert version.startswith("gsdmm-r")
+    assert ("simplemma" in version) or ("wordnet" in version)
+    assert "stop" in version
+    assert "porter" in PIPELINES["ncut"].version
+
+
+# --- gsdmm (Yin & Wang 4.1.3) ----------------------------------------------------------------
+
+def test_gsdmm_lowercases():
+    assert gsdmm("Apple BANANA Cherry") == ["apple", "banana", "cherry"]
+
+
+def test_gsdmm_removes_stop_words():
+    assert gsdmm("the apple and a banana were there") == ["apple", "banana"]
+    assert {"the", "and", "were", "there"} <= stop_words()
+
+
+def test_gsdmm_removes_non_latin_characters():
+    # Digits, punctuation and other scripts separate words and vanish; Latin accents stay.
+    assert gsdmm("Москва apple42banana 東京 café, naïve!") == ["apple", "banana", "café",
+                                                               "naïve"]
+
+
+def test_gsdmm_lemmatises():
+    assert gsdmm("cars children") == ["car", "child"]
+
+
+def test_gsdmm_length_filter_2_to_15():
+    assert gsdmm("x ox abcdefghijklmno abcdefghijklmnop") == ["ox", "abcdefghijklmno"]
+
+
+def test_gsdmm_drops_urls_addresses_and_entities():
+    text = ("see http://t.co/AbC and www.example.org, mail <bob@example.com> "
+            "RT @user: fish &amp; chips")
+    assert gsdmm(text) == ["mail", "rt", "fish", "chip"]
+
+
+def test_gsdmm_contraction_fragments_are_stop_words():
+    assert gsdmm("I don't think it's fine, we'll see") == ["think", "fine"]
+
+
+def test_gsdmm_document_frequency_at_least_two_is_a_corpus_step():
+    texts = ["Cars and the roads", "A car!", "ROADS, 2 roads", "lonely"]
+    assert tokenize(texts, "gsdmm") == [["car", "road"], ["car"], ["road", "road"], ["lonely"]]
+    corpus = Corpus.from_texts(texts, pipeline="gsdmm")
+    assert corpus.vocabulary == ["car", "road"]  # "lonely" is in one document only
+    assert corpus.counts.toarray().tolist() == [[1, 1], [1, 0], [0, 2], [0, 0]]
+    assert corpus.n_docs == 4  # gsdmm drops words, never documents
+
+
+# --- ncut (Yan et al. 4.1.1) -----------------------------------------------------------------
+
+def test_ncut_stems_and_removes_stop_words():
+    assert tokenize(["The runners were running quickly to generalization"], "ncut") == [
+        ["runner", "run", "quickli", "gener"]]
+
+
+def test_ncut_min_df_then_drops_short_documents_and_records_them():
+    common = "alpha beta gamma delta"
+    texts = [common] * 6 + ["alpha beta gamma", "", f"{common} rare"]
+    corpus = Corpus.from_texts(texts, labels=list("aaaaaabcd"), pipeline="ncut")
+    assert corpus.vocabulary == ["alpha", "beta", "delta", "gamma"]  # "rare": df 1 < 6
+    # Line 6 has 3 words, line 7 none: fewer than 4, so dropped (and recorded as such).
+    np.testing.assert_array_equal(corpus.doc_index, [0, 1, 2, 3, 4, 5, 8])
+    assert corpus.n_source_docs == 9
+    assert corpus.doc_lengths.tolist() == [4] * 7
+    assert corpus.label_names == ["a", "d"]
+    assert corpus.labels.tolist() == [0] * 6 + [1]
+
+
+def test_ncut_leaving_nothing_is_an_error(one_line):
+    with pytest.raises(DataError) as err:
+        Corpus.from_texts(["one two three four five"] * 3, pipeline="ncut")
+    one_line(str(err.value), "ncut", "no words")
+
+
+def test_tokenize_keeps_one_list_per_text():
+    texts = ["", "the", "apples"]
+    assert tokenize(texts, "gsdmm") == [[], [], ["apple"]]

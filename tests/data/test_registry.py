@@ -1,0 +1,124 @@
+"""Dataset registry: names, counts, data-directory resolution and missing-file errors."""
+
+from pathlib import Path
+
+import pytest
+
+from shortclust.data.registry import (DATASETS, dataset_names, dataset_path, get_info,
+                                      list_datasets, resolve_data_dir)
+from shortclust.errors import DataError
+
+# name -> (docs, labels) from ../shared/datasets/README.md
+README_COUNTS = {
+    "Tweet": (2472, 89), "GoogleNews-TS": (11109, 152), "GoogleNews-T": (11109, 152),
+    "GoogleNews-S": (11109, 152), "SearchSnippets": (12340, 8),
+    "SearchSnippets-test": (2280, 8), "StackOverflow": (20000, 20), "AgNews-8000": (8000, 4),
+    "20NG-bydate": (18846, 20), "20NG-mini": (2000, 20), "MStream-News": (11109, 152),
+    "MStream-News-T": (11109, 152), "MStream-Tweets": (30322, 269),
+    "MStream-Tweets-T": (30322, 269), "CrisisLexT26": (27933, 26),
+}
+RAW = {"StackOverflow", "20NG-bydate", "20NG-mini", "CrisisLexT26"}
+
+
+def test_registry_has_every_dataset_with_readme_counts():
+    assert sorted(dataset_names()) == sorted(README_COUNTS)
+    for info in DATASETS:
+        assert (info.n_docs, info.n_labels) == README_COUNTS[info.name], info.name
+
+
+def test_default_preprocess_follows_raw_or_preprocessed():
+    for info in DATASETS:
+        assert info.preprocessed == (info.name not in RAW), info.name
+        assert info.default_preprocess == ("gsdmm" if info.name in RAW else "none"), info.name
+
+
+def test_registry_metadata_is_one_line_and_filenames_match_names():
+    for info in DATASETS:
+        assert info.filename.split(".")[0] == info.name
+        assert info.filename.endswith((".jsonl", ".jsonl.gz"))
+        assert "\n" not in info.description and "\n" not in info.source
+        assert " @ " in info.source
+    assert "3951" in get_info("GoogleNews-T").description
+    assert get_info("CrisisLexT26").has_time and not get_info("Tweet").has_time
+
+
+def test_info_is_frozen():
+    with pytest.raises(AttributeError):
+        get_info("Tweet").n_docs = 1
+
+
+@pytest.mark.parametrize("spelling", ["googlenews-t", "GOOGLENEWS-T", " GoogleNews-T "])
+def test_lookup_is_case_insensitive(spelling):
+    assert get_info(spelling).name == "GoogleNews-T"
+
+
+def test_unknown_name_suggests_close_matches(one_line):
+    with pytest.raises(DataError) as err:
+        get_info("GoogleNews-X")
+    one_line(str(err.value), "GoogleNews-X", "GoogleNews-T", "shortclust data list",
+             "file path")
+
+
+def test_unknown_name_without_close_match(one_line):
+    with pytest.raises(DataError) as err:
+        get_info("zzzzzz")
+    one_line(str(err.value), "zzzzzz", "shortclust data list")
+    assert "did you mean" not in str(err.value)
+
+
+# --- data directory --------------------------------------------------------------------------
+
+@pytest.fixture
+def clean_env(monkeypatch, tmp_path):
+    monkeypatch.delenv("SHORTCLUST_DATA", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return monkeypatch
+
+
+def test_data_dir_argument_wins(clean_env, tmp_path):
+    clean_env.setenv("SHORTCLUST_DATA", str(tmp_path / "env"))
+    clean_env.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert resolve_data_dir(tmp_path / "arg") == tmp_path / "arg"
+    assert resolve_data_dir(str(tmp_path / "arg")) == tmp_path / "arg"
+
+
+def test_env_var_beats_cache(clean_env, tmp_path):
+    clean_env.setenv("SHORTCLUST_DATA", str(tmp_path / "env"))
+    clean_env.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert resolve_data_dir() == tmp_path / "env"
+
+
+def test_xdg_cache_home_is_respected(clean_env, tmp_path):
+    clean_env.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert resolve_data_dir() == tmp_path / "xdg" / "shortclust" / "datasets"
+
+
+def test_home_cache_is_the_last_resort(clean_env, tmp_path):
+    clean_env.setenv("SHORTCLUST_DATA", "")
+    assert resolve_data_dir() == tmp_path / "home" / ".cache" / "shortclust" / "datasets"
+
+
+def test_missing_dataset_says_where_to_get_it(clean_env, tmp_path, one_line):
+    clean_env.setenv("SHORTCLUST_DATA", str(tmp_path / "empty"))
+    with pytest.raises(DataError) as err:
+        dataset_path("tweet")
+    one_line(str(err.value), "'Tweet'", str(tmp_path / "empty"), "jackyin12/GSDMM",
+             "--data-dir", "SHORTCLUST_DATA")
+
+
+def test_dataset_path_finds_file_and_its_compressed_twin(tmp_path):
+    (tmp_path / "Tweet.jsonl").write_text('{"text": "a", "label": "1"}\n')
+    (tmp_path / "20NG-mini.jsonl").write_text('{"text": "a", "label": "1"}\n')
+    assert dataset_path("Tweet", tmp_path) == tmp_path / "Tweet.jsonl"
+    assert dataset_path("20ng-mini", tmp_path) == tmp_path / "20NG-mini.jsonl"
+
+
+def test_list_datasets_marks_absent_files(tmp_path):
+    (tmp_path / "Tweet.jsonl").write_text('{"text": "a", "label": "1"}\n')
+    listing = list_datasets(tmp_path)
+    assert [info.name for info, _ in listing] == dataset_names()
+    paths = {info.name: path for info, path in listing}
+    assert paths["Tweet"] == tmp_path / "Tweet.jsonl"
+    assert all(path is None for name, path in paths.items() if name != "Tweet")
+    assert isinstance(paths["Tweet"], Path)
