@@ -1,0 +1,192 @@
+"""The ``shortclust`` command line: thin typer commands over :mod:`shortclust.experiments`.
+
+Heavy modules (models and their numba kernels, pandas, scikit-learn) are imported inside the
+commands, so ``shortclust --help`` starts fast. Every user error is a
+:class:`~shortclust.errors.ShortclustError`, printed as one ``error: ...`` line on stderr with
+exit status 2; Ctrl-C exits with status 130.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from shortclust.errors import ShortclustError
+
+app = typer.Typer(
+    name="shortclust",
+    help="Cluster short texts: run experiment configs, inspect datasets and models.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+data_app = typer.Typer(help="List and inspect the registered datasets.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+INTERRUPTED = 130
+USER_ERROR = 2
+
+
+def _echo_error(message: str) -> None:
+    typer.echo(f"error: {' '.join(str(message).split())}", err=True)
+
+
+@contextmanager
+def _user_errors():
+    """Turn ShortclustError into ``error: <message>`` + exit 2, and Ctrl-C into exit 130."""
+    try:
+        yield
+    except ShortclustError as exc:
+        _echo_error(str(exc))
+        raise typer.Exit(USER_ERROR) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(INTERRUPTED) from None
+
+
+_DATA_DIR_HELP = (
+    "Directory holding the dataset files (default: $SHORTCLUST_DATA, else the user cache)."
+)
+
+
+@app.command()
+def run(
+    config: Path = typer.Argument(..., help="Experiment YAML file (see configs/)."),
+    set_: Optional[List[str]] = typer.Option(
+        None, "--set", metavar="KEY=VALUE",
+        help="Override a config value, e.g. model.params.alpha=0.05, runs=3 or alpha=0.05 "
+        "(a bare model parameter). Repeatable.",
+    ),
+    runs: Optional[int] = typer.Option(
+        None, "--runs", min=1, help="Run seeds 0..N-1 (replaces the config's runs/seeds)."
+    ),
+    output: Optional[Path] = typer.Option(
+        None, "--output", help="Output directory (default: the config's output, else runs/<name>)."
+    ),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
+    resume: bool = typer.Option(
+        False, "--resume", help="Skip runs already in records.jsonl instead of starting fresh."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bars, messages or table."),
+) -> None:
+    """Run an experiment: fit the model once per seed, record each run, print a summary."""
+    with _user_errors():
+        from shortclust.config import load_config
+        from shortclust.experiments.runner import ExperimentInterrupted, run_experiment
+
+        overrides = list(set_ or [])
+        if runs is not None:
+            overrides.append(f"runs={runs}")
+        if output is not None:
+            overrides.append(f"output={json.dumps(str(output))}")
+        experiment = load_config(config, overrides)
+        try:
+            run_experiment(experiment, resume=resume, data_dir=data_dir, quiet=quiet)
+        except ExperimentInterrupted as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(exc.exit_code) from None
+
+
+@data_app.command("list")
+def data_list(
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
+) -> None:
+    """List every registered dataset and whether its file is in the data directory."""
+    with _user_errors():
+        from rich.console import Console
+
+        from shortclust.data import list_datasets, resolve_data_dir
+
+        directory = resolve_data_dir(data_dir)
+        console = Console(highlight=False)
+        origin = _data_dir_origin(data_dir)
+        console.print(f"data directory: {directory} (from {origin})", markup=False)
+        console.print(_datasets_table(list_datasets(data_dir), directory))
+
+
+@data_app.command("info")
+def data_info(
+    name: str = typer.Argument(..., help="Registered dataset name (see `shortclust data list`)."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
+) -> None:
+    """Show what the registry knows about one dataset, and where its file is."""
+    with _user_errors():
+        from dataclasses import asdict
+
+        from shortclust.data import get_info, list_datasets, resolve_data_dir
+
+        info = get_info(name)
+        path = dict((i.name, p) for i, p in list_datasets(data_dir)).get(info.name)
+        fields = asdict(info) | {
+            "present": _yes_no(path is not None),
+            "path": str(path) if path else f"(not in {resolve_data_dir(data_dir)})",
+        }
+        for key, value in fields.items():
+            typer.echo(f"{key:<18} {_yes_no(value) if isinstance(value, bool) else value}")
+
+
+@app.command()
+def models() -> None:
+    """List the model names accepted by `model.name` in a config."""
+    with _user_errors():
+        from shortclust.models import model_names
+
+        for name in model_names():
+            typer.echo(name)
+
+
+def _datasets_table(entries, directory: Path):
+    """A rich table of (DatasetInfo, path or None) pairs, paths relative to ``directory``."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(
+        box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True,
+        caption="paths are relative to the data directory",
+    )
+    table.add_column("name", no_wrap=True)
+    for header in ("docs", "labels", "preprocessed", "present"):
+        table.add_column(header, justify="right" if header in ("docs", "labels") else "left")
+    table.add_column("path", overflow="fold")
+    for info, path in entries:
+        table.add_row(
+            info.name, str(info.n_docs), str(info.n_labels), _yes_no(info.preprocessed),
+            _yes_no(path is not None), _relative_to(path, directory),
+        )
+    return table
+
+
+def _yes_no(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _relative_to(path: Path | None, directory: Path) -> str:
+    if path is None:
+        return "-"
+    try:
+        return str(path.relative_to(directory))
+    except ValueError:
+        return str(path)
+
+
+def _data_dir_origin(data_dir) -> str:
+    if data_dir is not None and str(data_dir) != "":
+        return "--data-dir"
+    if os.environ.get("SHORTCLUST_DATA"):
+        return "$SHORTCLUST_DATA"
+    return "the user cache; set $SHORTCLUST_DATA or --data-dir to use another"
+
+
+def main() -> None:
+    """Console-script entry point (``shortclust``); also ``python -m shortclust``."""
+    try:
+        app(prog_name="shortclust")
+    except ShortclustError as exc:  # raised outside a command, e.g. while importing
+        _echo_error(str(exc))
+        sys.exit(USER_ERROR)

@@ -1,0 +1,415 @@
+"""Experiment configuration: the YAML schema, ``--set`` overrides and up-front validation.
+
+An experiment YAML names what to cluster, with which model, how many times and where to write::
+
+    name: gsdmm_tweet
+    dataset: Tweet            # a registry name or a path to a JSONL/CSV/txt file
+    preprocess: none          # "auto" (the dataset's default), "none" or a named paper pipeline
+    model:
+      name: gsdmm
+      params: {n_clusters: 500, alpha: 0.1, beta: 0.1, max_iter: 30}
+    runs: 20                  # seeds 0..19; or `seeds: [3, 7, 11]`
+    metrics: [nmi, ari, acc]  # default: all of shortclust.evaluation.metrics.METRIC_NAMES
+    output: runs/gsdmm_tweet  # default: runs/<name>
+
+:func:`load_config` turns every mistake (missing file, malformed YAML, unknown key, wrong type,
+unknown model or parameter, out-of-range parameter, malformed override) into a
+:class:`~shortclust.errors.ConfigError` (or the model's
+:class:`~shortclust.errors.ParameterError`) with a one-line message.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from shortclust.errors import ConfigError, ShortclustError
+
+_STRICT = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+
+
+class ModelSpec(BaseModel):
+    """The ``model`` section: a registered model name and its constructor parameters."""
+
+    model_config = _STRICT
+
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _lowercase_name(cls, value: str) -> str:
+        return value.strip().lower()
+
+
+class ExperimentConfig(BaseModel):
+    """One experiment: a dataset, a model with fixed parameters, a set of seeds and metrics.
+
+    Attributes
+    ----------
+    name : str
+        Experiment name; records carry it as ``config_name``.
+    dataset : str
+        A registered dataset name (``shortclust data list``) or a path to a corpus file
+        (relative paths are relative to the current directory, as is ``output``).
+    preprocess : str
+        Preprocessing pipeline; ``"auto"`` uses the dataset's default.
+    model : ModelSpec
+        ``name`` and ``params`` (exactly the estimator's constructor parameters, without
+        ``random_state``, which comes from the seeds).
+    runs : int
+        Number of runs, with seeds ``0..runs-1``, unless ``seeds`` is given.
+    seeds : list of int or None
+        Explicit seeds; overrides ``runs``.
+    metrics : list of str
+        Metric names from ``shortclust.evaluation.metrics.METRIC_NAMES``.
+    output : str or None
+        Output directory; ``None`` means ``runs/<name>`` (see :attr:`output_dir`).
+    sweep, stream : dict or None
+        Reserved for parameter sweeps and streaming experiments.
+    """
+
+    model_config = _STRICT
+
+    name: str
+    dataset: str
+    preprocess: str = "auto"
+    model: ModelSpec
+    runs: int = Field(default=1, ge=1)
+    seeds: list[int] | None = None
+    metrics: list[str] = Field(default_factory=lambda: list(_metric_names()))
+    output: str | None = None
+    sweep: dict[str, Any] | None = None
+    stream: dict[str, Any] | None = None
+
+    @field_validator("name", "dataset", "preprocess")
+    @classmethod
+    def _non_empty(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value.strip()
+
+    @field_validator("seeds")
+    @classmethod
+    def _distinct_seeds(cls, seeds: list[int] | None) -> list[int] | None:
+        if seeds is not None and not seeds:
+            raise ValueError("must list at least one seed (or drop it and use runs)")
+        if seeds is not None and len(set(seeds)) != len(seeds):
+            raise ValueError("must not repeat a seed")
+        return seeds
+
+    @field_validator("metrics")
+    @classmethod
+    def _known_metrics(cls, metrics: list[str]) -> list[str]:
+        known = _metric_names()
+        names = list(dict.fromkeys(m.strip().lower() for m in metrics))
+        unknown = [m for m in names if m not in known]
+        if unknown:
+            raise ValueError(f"unknown metric '{unknown[0]}' (choose from {', '.join(known)})")
+        if not names:
+            raise ValueError(f"must list at least one metric (choose from {', '.join(known)})")
+        return names
+
+    @model_validator(mode="after")
+    def _runs_match_seeds(self) -> ExperimentConfig:
+        if self.seeds is not None and "runs" in self.model_fields_set:
+            if self.runs != len(self.seeds):
+                raise ValueError(
+                    f"runs={self.runs} but {len(self.seeds)} seeds are listed; "
+                    "keep only one of them"
+                )
+        if self.seeds is not None:
+            self.runs = len(self.seeds)
+        return self
+
+    @property
+    def seed_list(self) -> list[int]:
+        """Seeds to run, in order: ``seeds`` if given, else ``0..runs-1``."""
+        return list(self.seeds) if self.seeds is not None else list(range(self.runs))
+
+    @property
+    def output_dir(self) -> Path:
+        """Where records, labels and summaries go: ``output`` or ``runs/<name>``."""
+        return Path(self.output) if self.output else Path("runs") / self.name
+
+
+def _metric_names() -> tuple[str, ...]:
+    from shortclust.evaluation.metrics import METRIC_NAMES
+
+    return tuple(METRIC_NAMES)
+
+
+TOP_LEVEL_KEYS = tuple(ExperimentConfig.model_fields)
+_SECTIONS: dict[tuple, type[BaseModel]] = {(): ExperimentConfig, ("model",): ModelSpec}
+
+
+# --------------------------------------------------------------------------------------------
+# loading
+
+
+def load_config(path, overrides=()) -> ExperimentConfig:
+    """Read, override and validate an experiment YAML.
+
+    Parameters
+    ----------
+    path : str or Path
+        The YAML file.
+    overrides : sequence of str
+        ``key=value`` strings as given to ``--set``: a dotted path (``model.params.alpha=0.05``,
+        ``runs=3``) or a bare model parameter (``alpha=0.05``). Values are parsed as YAML, so
+        ``3`` is an int, ``0.05`` a float and ``[nmi, ari]`` a list. Setting ``runs`` drops the
+        file's ``seeds`` and vice versa.
+
+    Returns
+    -------
+    ExperimentConfig
+        With the model name and every model parameter checked against the estimator.
+
+    Raises
+    ------
+    ConfigError
+        For any problem in the file or the overrides, with a one-line message.
+    ParameterError
+        When the model rejects a parameter value (out of range).
+    """
+    where = str(path)
+    raw = _read_yaml_mapping(Path(path))
+    _apply_overrides(raw, list(overrides))
+    try:
+        config = ExperimentConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{where}: {_validation_message(exc)}") from None
+    check_model_params(config.model, where=where)
+    return config
+
+
+def _read_yaml_mapping(path: Path) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found (check the path)") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, expected a YAML config file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config file ({_single_line(exc)})") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: {_yaml_problem(exc)}") from None
+    if raw is None:
+        raise ConfigError(
+            f"{path}: config file is empty (expected keys: {', '.join(TOP_LEVEL_KEYS)})"
+        )
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            f"{path}: top level must be a mapping of key: value, got a {type(raw).__name__}"
+        )
+    return raw
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or _single_line(exc)
+    if mark is None:
+        return f"malformed YAML ({problem})"
+    return f"malformed YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+# --------------------------------------------------------------------------------------------
+# overrides
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """Split ``"a.b=value"`` into ``(["a", "b"], parsed value)``.
+
+    Raises
+    ------
+    ConfigError
+        If there is no ``=`` or the key is empty.
+    """
+    key, sep, value = text.partition("=")
+    parts = [p.strip() for p in key.split(".")]
+    if not sep or not all(parts):
+        raise ConfigError(
+            f"--set {text!r}: expected key=value, e.g. model.params.alpha=0.05 or runs=3"
+        )
+    return parts, _parse_value(value.strip())
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return yaml.safe_load(text) if text else None
+    except yaml.YAMLError:
+        return text
+
+
+def _apply_overrides(raw: dict, overrides: list[str]) -> None:
+    bare_params = []
+    for text in overrides:
+        parts, value = parse_override(text)
+        if len(parts) == 1 and parts[0] not in TOP_LEVEL_KEYS:
+            bare_params.append((text, parts[0], value))
+            continue
+        _set_path(raw, parts, value, text)
+        _drop_conflicting_seed_key(raw, parts)
+    for text, key, value in bare_params:
+        _set_bare_model_param(raw, key, value, text)
+
+
+def _set_path(raw: dict, parts: list[str], value: Any, text: str) -> None:
+    node = raw
+    for depth, part in enumerate(parts[:-1]):
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            prefix = ".".join(parts[: depth + 1])
+            raise ConfigError(
+                f"--set {text!r}: '{prefix}' is not a section, cannot set a key inside it"
+            )
+        node = child
+    node[parts[-1]] = value
+
+
+def _drop_conflicting_seed_key(raw: dict, parts: list[str]) -> None:
+    if parts == ["runs"]:
+        raw.pop("seeds", None)
+    elif parts == ["seeds"]:
+        raw.pop("runs", None)
+
+
+def _set_bare_model_param(raw: dict, key: str, value: Any, text: str) -> None:
+    model = raw.get("model")
+    name = model.get("name") if isinstance(model, dict) else None
+    if name is None:
+        raise ConfigError(
+            f"--set {text!r}: '{key}' is not a config key and the config names no model"
+        )
+    allowed = model_param_names(get_model_class(name))
+    if key not in allowed:
+        raise ConfigError(
+            f"--set {text!r}: '{key}' is neither a config key ({', '.join(TOP_LEVEL_KEYS)}) "
+            f"nor a parameter of model '{name}' ({', '.join(allowed)})"
+        )
+    if not isinstance(model.get("params") or {}, dict):
+        raise ConfigError(f"--set {text!r}: 'model.params' is not a mapping")
+    model["params"] = {**(model.get("params") or {}), key: value}
+
+
+# --------------------------------------------------------------------------------------------
+# model parameters
+
+
+def get_model_class(name: str) -> type:
+    """The estimator class for ``name`` (imported lazily); ConfigError if unknown."""
+    from shortclust.models import get_model_class as lookup
+
+    return lookup(name)
+
+
+def model_param_names(model_class: type) -> list[str]:
+    """Constructor parameters a config may set: ``get_params()`` keys minus ``random_state``."""
+    return sorted(k for k in model_class().get_params() if k != "random_state")
+
+
+def check_model_params(spec: ModelSpec, where: str = "config") -> type:
+    """Check ``spec`` against its estimator and return the estimator class.
+
+    Unknown names raise ConfigError listing the allowed ones; values are checked by
+    instantiating the estimator and calling its ``_validate_params()``.
+    """
+    try:
+        model_class = get_model_class(spec.name)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    allowed = model_param_names(model_class)
+    if "random_state" in spec.params:
+        raise ConfigError(
+            f"{where}: model.params.random_state is set by the seeds; use 'runs' or 'seeds' instead"
+        )
+    for key in spec.params:
+        if key not in allowed:
+            raise ConfigError(
+                f"{where}: unknown parameter '{key}' for model '{spec.name}' "
+                f"{_allowed_hint(key, allowed)}"
+            )
+    _validate_param_values(model_class, spec, where)
+    return model_class
+
+
+def _validate_param_values(model_class: type, spec: ModelSpec, where: str) -> None:
+    try:
+        estimator = model_class(**spec.params)
+        validate = getattr(estimator, "_validate_params", None)
+        if validate is not None:
+            validate()
+    except ShortclustError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: model '{spec.name}': {_single_line(exc)}") from None
+
+
+def full_model_params(spec: ModelSpec) -> dict[str, Any]:
+    """Every constructor parameter of ``spec``'s estimator, defaults filled in, no ``random_state``.
+
+    The values are made JSON-compatible (numpy scalars become Python numbers).
+    """
+    params = get_model_class(spec.name)(**spec.params).get_params()
+    params.pop("random_state", None)
+    return json.loads(json.dumps(params, sort_keys=True, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
+
+
+# --------------------------------------------------------------------------------------------
+# one-line messages
+
+
+def _validation_message(exc: ValidationError) -> str:
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    message = _describe_error(errors[0])
+    if len(errors) > 1:
+        message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    return message
+
+
+def _describe_error(error: dict) -> str:
+    loc = tuple(str(part) for part in error["loc"])
+    key = ".".join(loc) or "config"
+    if error["type"] == "extra_forbidden":
+        section = _SECTIONS.get(loc[:-1])
+        allowed = f" {_allowed_hint(loc[-1], section.model_fields)}" if section else ""
+        return f"unknown key '{key}'{allowed}"
+    if error["type"] == "missing":
+        return f"missing key '{key}'"
+    message = _single_line(error["msg"]).removeprefix("Value error, ")
+    if error["type"] in ("value_error", "assertion_error") or "input" not in error:
+        return f"'{key}': {message}" if loc else message
+    return f"'{key}': {message} (got {_short_repr(error['input'])})"
+
+
+def _allowed_hint(name: str, allowed) -> str:
+    """``(did you mean 'x'? allowed: a, b, c)``, the suggestion only when one is close."""
+    allowed = list(allowed)
+    close = difflib.get_close_matches(str(name), allowed, n=1)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    return f"({hint}allowed: {', '.join(allowed)})"
+
+
+def _short_repr(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _single_line(value: Any) -> str:
+    lines = [line.strip() for line in str(value).splitlines() if line.strip()]
+    return " ".join(lines) if lines else type(value).__name__

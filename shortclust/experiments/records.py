@@ -1,0 +1,315 @@
+"""Run records: one JSON line per (config, seed), the single source of truth for tables.
+
+A record says exactly what ran (dataset name and sha256, preprocessing, model, every
+parameter including defaults, seed), what came out (metrics, clusters found, iterations,
+fit seconds) and where (package versions, git commit, UTC timestamp). Its ``run_id``
+hashes the inputs only, so a rerun of the same setting has the same id and ``--resume``
+can skip it.
+
+Files in an output directory::
+
+    records.jsonl          one whole JSON object per line, appended and fsynced
+    labels/<run_id>.txt    predicted cluster of each document, one per line, document order
+
+Labels are written (atomically) before their record, so a record never points at a
+missing labels file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import platform
+import subprocess
+import tempfile
+from datetime import datetime, timezone
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterable
+
+from shortclust.errors import DataError
+
+SCHEMA_VERSION = 1
+RECORDS_FILE = "records.jsonl"
+LABELS_DIR = "labels"
+
+RECORD_KEYS = (
+    "schema_version",
+    "run_id",
+    "config_name",
+    "seed",
+    "dataset",
+    "dataset_sha256",
+    "preprocess",
+    "model",
+    "params",
+    "metrics",
+    "n_clusters",
+    "n_iter",
+    "fit_seconds",
+    "n_docs",
+    "versions",
+    "git_commit",
+    "timestamp",
+)
+
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+# --------------------------------------------------------------------------------------------
+# identity and provenance
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no spaces: the same value always gives the same text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def make_run_id(dataset, preprocess, model, params, seed, metrics) -> str:
+    """First 16 hex digits of the sha256 of the canonical JSON of a run's inputs.
+
+    Parameters
+    ----------
+    dataset : str
+        Dataset as named in the config (registry name or path).
+    preprocess : str
+        The preprocessing pipeline actually applied.
+    model : str
+        Registered model name.
+    params : dict
+        Every constructor parameter, defaults included, without ``random_state``.
+    seed : int
+        The run's seed (the model's ``random_state``).
+    metrics : iterable of str
+        Metrics computed; their order does not matter.
+
+    Examples
+    --------
+    >>> make_run_id("Tweet", "none", "gsdmm", {"alpha": 0.1}, 0, ["nmi"]) == \\
+    ...     make_run_id("Tweet", "none", "gsdmm", {"alpha": 0.1}, 0, ["nmi"])
+    True
+    """
+    identity = {
+        "dataset": str(dataset),
+        "preprocess": str(preprocess),
+        "model": str(model),
+        "params": params,
+        "seed": int(seed),
+        "metrics": sorted(metrics),
+    }
+    return hashlib.sha256(canonical_json(identity).encode("utf-8")).hexdigest()[:16]
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of shortclust, Python and the numeric libraries (numba only if installed).
+
+    Read from package metadata, so numba is not imported (and compiled) just to be named.
+    """
+    from shortclust import __version__
+
+    versions = {"shortclust": __version__, "python": platform.python_version()}
+    for name in ("numpy", "scipy", "scikit-learn", "numba"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            if name != "numba":
+                versions[name] = "unknown"
+    return versions
+
+
+@lru_cache(maxsize=1)
+def git_commit() -> str:
+    """Commit of the shortclust source tree, ``"-dirty"`` if it has uncommitted changes.
+
+    Only changes under the package directory count (output folders and configs do not
+    change the code that ran). ``"unknown"`` when the package is not in a git checkout or
+    git is unavailable. Cached for the life of the process.
+    """
+    if not _git("ls-files", "--", "__init__.py"):
+        return "unknown"
+    commit = _git("rev-parse", "HEAD")
+    if not commit:
+        return "unknown"
+    dirty = _git("status", "--porcelain", "--", ".")
+    return commit + ("-dirty" if dirty else "")
+
+
+def _git(*args: str) -> str:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=_PACKAGE_DIR, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def utc_timestamp() -> str:
+    """Current UTC time as ISO 8601 with seconds, e.g. ``2024-05-01T12:00:00+00:00``."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def make_record(**fields: Any) -> dict[str, Any]:
+    """Complete a record with schema version, versions, git commit and timestamp.
+
+    ``fields`` must hold the other keys of :data:`RECORD_KEYS`; missing ones raise KeyError.
+    """
+    record = {
+        "schema_version": SCHEMA_VERSION,
+        "versions": package_versions(),
+        "git_commit": git_commit(),
+        "timestamp": utc_timestamp(),
+        **fields,
+    }
+    missing = [key for key in RECORD_KEYS if key not in record]
+    if missing:
+        raise KeyError(f"record lacks {', '.join(missing)}")
+    ordered = {key: record.pop(key) for key in RECORD_KEYS}
+    return ordered | record
+
+
+# --------------------------------------------------------------------------------------------
+# files
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a fsynced temp file in the same directory + rename.
+
+    Readers see either the old file or the whole new one, never a partial file.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _json_safe(value: Any) -> Any:
+    """Make ``value`` strict JSON: NaN/inf become None, numpy scalars Python numbers."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+class RecordStore:
+    """The records and labels of one output directory.
+
+    Parameters
+    ----------
+    output_dir : str or Path
+        Directory holding ``records.jsonl`` and ``labels/``; created on first write.
+
+    Notes
+    -----
+    A record counts only once its line ends with a newline. :meth:`append` writes the whole
+    line with one ``os.write`` and fsyncs it; a trailing fragment left by a crash is ignored
+    by :meth:`load` and cut off before the next append.
+    """
+
+    def __init__(self, output_dir):
+        self.output_dir = Path(output_dir)
+        self.records_path = self.output_dir / RECORDS_FILE
+        self.labels_dir = self.output_dir / LABELS_DIR
+
+    def exists(self) -> bool:
+        """True if a records file is present."""
+        return self.records_path.is_file()
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Append ``record`` as one JSON line, then flush it to disk (fsync)."""
+        line = json.dumps(_json_safe(record), ensure_ascii=False, allow_nan=False) + "\n"
+        data = line.encode("utf-8")
+        self.output_dir.mkdir(parents=True, exist_ok=True)
+        self._drop_partial_tail()
+        fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _drop_partial_tail(self) -> None:
+        """Cut a trailing line without newline (a write interrupted by a crash)."""
+        if not self.exists() or self.records_path.stat().st_size == 0:
+            return
+        content = self.records_path.read_bytes()
+        if content.endswith(b"\n"):
+            return
+        with open(self.records_path, "r+b") as handle:
+            handle.truncate(content.rfind(b"\n") + 1)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def load(self) -> list[dict[str, Any]]:
+        """Every complete record, in file order ([] if there is no records file).
+
+        Raises
+        ------
+        DataError
+            If a complete line is not a JSON object (the file was edited or corrupted).
+        """
+        if not self.exists():
+            return []
+        text = self.records_path.read_text(encoding="utf-8", errors="replace")
+        lines = text.split("\n")[:-1]  # the last piece is "" or an unfinished line
+        return [self._parse(number, line) for number, line in enumerate(lines, 1) if line.strip()]
+
+    def _parse(self, number: int, line: str) -> dict[str, Any]:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            record = None
+        if not isinstance(record, dict) or "run_id" not in record:
+            raise DataError(
+                f"{self.records_path} line {number} is not a run record: "
+                "remove that line, or rerun without --resume to start fresh"
+            )
+        return record
+
+    def done_run_ids(self) -> set[str]:
+        """run_ids of the complete records."""
+        return {record["run_id"] for record in self.load()}
+
+    def labels_path(self, run_id: str) -> Path:
+        """Where the labels of ``run_id`` are stored."""
+        return self.labels_dir / f"{run_id}.txt"
+
+    def write_labels(self, run_id: str, labels: Iterable) -> Path:
+        """Write one label per line (document order) atomically; return the file's path."""
+        text = "".join(f"{int(label)}\n" for label in labels)
+        path = self.labels_path(run_id)
+        atomic_write_text(path, text)
+        return path
+
+    def read_labels(self, run_id: str) -> list[int]:
+        """The labels stored for ``run_id``, as ints."""
+        return [int(line) for line in self.labels_path(run_id).read_text().split()]
+
+    def move_aside(self) -> Path:
+        """Rename ``records.jsonl`` to ``records.<UTC time>.jsonl.bak``; return the new path."""
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        target = self.output_dir / f"records.{stamp}.jsonl.bak"
+        counter = 1
+        while target.exists():
+            target = self.output_dir / f"records.{stamp}-{counter}.jsonl.bak"
+            counter += 1
+        os.replace(self.records_path, target)
+        return target

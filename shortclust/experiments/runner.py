@@ -1,0 +1,337 @@
+"""Run one experiment config: every seed once, a record per run, a summary at the end.
+
+Everything that can be checked is checked before anything is written: the config, the
+model and its parameters, and the dataset (found and loadable). Then the corpus is loaded
+once and each seed fits a fresh estimator, whose labels and record are written before the
+next run starts, so an interruption loses at most the run in progress.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from shortclust.config import ExperimentConfig, check_model_params, full_model_params
+from shortclust.errors import ConfigError
+from shortclust.experiments.records import RecordStore, make_record, make_run_id
+from shortclust.experiments.summary import summarize, summary_table, write_summary
+
+
+class ExperimentInterrupted(Exception):
+    """The user stopped the experiment (Ctrl-C); finished runs are recorded.
+
+    Attributes
+    ----------
+    n_done, n_total : int
+        Runs recorded so far and runs planned.
+    exit_code : int
+        130, the shell convention for SIGINT.
+    """
+
+    exit_code = 130
+
+    def __init__(self, n_done: int, n_total: int):
+        self.n_done, self.n_total = n_done, n_total
+        super().__init__(
+            f"interrupted after {n_done} of {n_total} runs; rerun with --resume to continue"
+        )
+
+
+@dataclass
+class ExperimentResult:
+    """What :func:`run_experiment` produced.
+
+    Attributes
+    ----------
+    records : list of dict
+        Every record in the output directory (this session's and resumed ones).
+    summary : pandas.DataFrame
+        :func:`~shortclust.experiments.summary.summarize` of ``records``.
+    output_dir : Path
+        Where records, labels and summaries were written.
+    n_run, n_skipped : int
+        Runs fitted in this call, and runs skipped because already recorded (``resume``).
+    """
+
+    records: list[dict[str, Any]]
+    summary: pd.DataFrame
+    output_dir: Path
+    n_run: int
+    n_skipped: int
+
+
+@dataclass
+class _PlannedRun:
+    seed: int
+    run_id: str
+
+
+def run_experiment(
+    config: ExperimentConfig,
+    resume: bool = False,
+    data_dir=None,
+    quiet: bool = False,
+    progress: bool | None = None,
+    console=None,
+) -> ExperimentResult:
+    """Fit the configured model once per seed, record every run, and summarise.
+
+    Parameters
+    ----------
+    config : ExperimentConfig
+        A config from :func:`shortclust.config.load_config` (checked again here).
+    resume : bool
+        Skip seeds whose run_id is already in ``records.jsonl``. Without it an existing
+        ``records.jsonl`` is renamed to ``records.<timestamp>.jsonl.bak`` and the
+        experiment starts fresh.
+    data_dir : path-like, optional
+        Where registered datasets live (else ``$SHORTCLUST_DATA`` or the user cache).
+    quiet : bool
+        Print nothing (no messages, progress bars or summary table); files are still written.
+    progress : bool, optional
+        Show progress bars; default: when not ``quiet``.
+    console : rich.console.Console, optional
+        Where messages, bars and the table go (default: stderr for messages and bars,
+        stdout for the table).
+
+    Returns
+    -------
+    ExperimentResult
+
+    Raises
+    ------
+    ConfigError, DataError, ParameterError
+        Before anything is written, for a bad config, model, parameter or dataset.
+    ExperimentInterrupted
+        On Ctrl-C, after keeping every finished record and writing the summary of them.
+    """
+    model_class = _check_config(config)
+    corpus = _load_corpus(config, data_dir)
+    params = full_model_params(config.model)
+    plan = _plan_runs(config, corpus, params)
+    store = RecordStore(config.output_dir)
+    say = _Messages(quiet, console)
+    todo = _select_runs(store, plan, resume, say)
+    show_bars = (not quiet) if progress is None else progress
+    try:
+        if todo:
+            _warm_up(model_class, params, corpus)
+        with _Progress(show_bars, len(plan), len(plan) - len(todo), console) as bars:
+            for run in todo:
+                _run_once(config, corpus, model_class, params, run, store, bars)
+    except KeyboardInterrupt:
+        _finish(store, say, print_table=False)
+        raise ExperimentInterrupted(_count_done(store, plan), len(plan)) from None
+    records, summary = _finish(store, say, print_table=not quiet)
+    return ExperimentResult(records, summary, store.output_dir, len(todo), len(plan) - len(todo))
+
+
+# --------------------------------------------------------------------------------------------
+# checks and planning (nothing written yet)
+
+
+def _check_config(config: ExperimentConfig) -> type:
+    for section in ("sweep", "stream"):
+        if getattr(config, section) is not None:
+            raise ConfigError(
+                f"config '{config.name}' has a '{section}' section, which `shortclust run` "
+                "does not handle yet: remove the section to run the base setting"
+            )
+    if config.output_dir.exists() and not config.output_dir.is_dir():
+        raise ConfigError(
+            f"output '{config.output_dir}' is a file: choose a directory with --output"
+        )
+    return check_model_params(config.model, where=f"config '{config.name}'")
+
+
+def _load_corpus(config: ExperimentConfig, data_dir):
+    from shortclust.data import load_corpus
+
+    return load_corpus(config.dataset, preprocess=config.preprocess, data_dir=data_dir)
+
+
+def _plan_runs(config: ExperimentConfig, corpus, params: dict) -> list[_PlannedRun]:
+    preprocess = getattr(corpus, "preprocess", None) or config.preprocess
+    identity = (config.dataset, preprocess, config.model.name, params)
+    return [
+        _PlannedRun(seed, make_run_id(*identity, seed, config.metrics))
+        for seed in config.seed_list
+    ]
+
+
+def _select_runs(store: RecordStore, plan, resume: bool, say) -> list[_PlannedRun]:
+    if not resume:
+        if store.exists():
+            backup = store.move_aside()
+            say(f"moved existing {store.records_path.name} to {backup}; starting fresh")
+        return list(plan)
+    done = store.done_run_ids()
+    todo = [run for run in plan if run.run_id not in done]
+    say(f"resume: {len(plan) - len(todo)} of {len(plan)} runs already recorded, {len(todo)} to run")
+    return todo
+
+
+def _count_done(store: RecordStore, plan) -> int:
+    done = store.done_run_ids()
+    return sum(run.run_id in done for run in plan)
+
+
+# --------------------------------------------------------------------------------------------
+# one run
+
+
+def _warm_up(model_class, params, corpus, n_docs: int = 32) -> None:
+    """Fit once on the first few documents, untimed and unrecorded.
+
+    Compiled kernels (numba) are built or loaded from cache on their first call; doing that
+    here keeps the one-off cost out of the first run's ``fit_seconds``.
+    """
+    sample = corpus.counts[: min(corpus.n_docs, n_docs)]
+    try:
+        model_class(**params, random_state=0).fit(sample)
+    except Exception:  # noqa: BLE001 - a real problem shows up in the timed fit
+        pass
+
+
+def _run_once(config, corpus, model_class, params, run: _PlannedRun, store, bars) -> None:
+    model = model_class(**params, random_state=run.seed)
+    bars.start_run(run.seed)
+    started = time.perf_counter()
+    model.fit(corpus.counts, callback=bars.iteration)
+    fit_seconds = time.perf_counter() - started
+    labels = _fitted_labels(model, corpus)
+    store.write_labels(run.run_id, labels)
+    store.append(_record(config, corpus, params, run, model, labels, fit_seconds))
+    bars.end_run()
+
+
+def _fitted_labels(model, corpus) -> np.ndarray:
+    labels = np.asarray(model.labels_)
+    if labels.shape != (corpus.n_docs,):
+        raise RuntimeError(
+            f"{type(model).__name__}.labels_ has shape {labels.shape}, expected ({corpus.n_docs},)"
+        )
+    return labels
+
+
+def _record(config, corpus, params, run, model, labels, fit_seconds) -> dict[str, Any]:
+    return make_record(
+        run_id=run.run_id,
+        config_name=config.name,
+        seed=run.seed,
+        dataset=config.dataset,
+        dataset_sha256=getattr(corpus, "sha256", None),
+        preprocess=getattr(corpus, "preprocess", None) or config.preprocess,
+        model=config.model.name,
+        params=params,
+        metrics=_metrics(corpus, labels, config.metrics),
+        n_clusters=int(getattr(model, "n_clusters_", len(np.unique(labels)))),
+        n_iter=_optional_int(getattr(model, "n_iter_", None)),
+        fit_seconds=fit_seconds,
+        n_docs=int(corpus.n_docs),
+    )
+
+
+def _metrics(corpus, labels, names) -> dict[str, float] | None:
+    if corpus.labels is None:
+        return None
+    from shortclust.evaluation.metrics import evaluate
+
+    return evaluate(corpus.labels, labels, metrics=names)
+
+
+def _optional_int(value) -> int | None:
+    return None if value is None else int(value)
+
+
+# --------------------------------------------------------------------------------------------
+# output
+
+
+def _finish(store: RecordStore, say, print_table: bool):
+    records = store.load()
+    summary = summarize(records)
+    csv_path, md_path = write_summary(summary, store.output_dir)
+    if print_table:
+        say.table(summary_table(summary, title=f"{store.output_dir}"))
+        say(f"records: {store.records_path}  summary: {md_path}")
+    return records, summary
+
+
+class _Messages:
+    """Status lines to stderr and the table to stdout, both silenced by ``quiet``."""
+
+    def __init__(self, quiet: bool, console=None):
+        from rich.console import Console
+
+        self.quiet = quiet
+        self.err = console or Console(stderr=True, highlight=False)
+        self.out = console or Console(highlight=False)
+
+    def __call__(self, message: str) -> None:
+        if not self.quiet:
+            self.err.print(message, markup=False)
+
+    def table(self, table) -> None:
+        if not self.quiet:
+            self.out.print(table)
+
+
+class _Progress:
+    """Two rich progress bars, over runs and over the current run's iterations.
+
+    Used as a context manager; with ``enabled=False`` every method does nothing.
+    """
+
+    def __init__(self, enabled: bool, n_runs: int, n_done: int, console=None):
+        self.enabled = enabled
+        self.bar = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+            from rich.progress import TimeElapsedColumn
+
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console or Console(stderr=True),
+                transient=False,
+            )
+            self.runs = self.bar.add_task("runs", total=n_runs, completed=n_done)
+            self.iterations = self.bar.add_task("iterations", total=None, visible=False)
+
+    def __enter__(self):
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
+
+    def start_run(self, seed: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.runs, description=f"runs (seed {seed})")
+            self.bar.reset(self.iterations, total=None, visible=True, description="iterations")
+
+    def iteration(self, iteration: int, max_iter: int, n_clusters: int) -> None:
+        """The model's fit callback: advance the inner bar."""
+        if self.bar is not None:
+            self.bar.update(
+                self.iterations,
+                completed=iteration,
+                total=max_iter,
+                description=f"iterations ({n_clusters} clusters)",
+            )
+
+    def end_run(self) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.runs)

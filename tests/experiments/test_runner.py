@@ -1,0 +1,150 @@
+"""run_experiment with a fake estimator on a tiny corpus: records, labels, resume, interrupt."""
+
+import json
+
+import numpy as np
+import pytest
+
+from experiments.fake_estimators import LABELS, TEXTS, write_config, write_corpus
+from shortclust.config import load_config
+from shortclust.errors import ConfigError, DataError, ParameterError
+from shortclust.evaluation.metrics import METRIC_NAMES, evaluate
+from shortclust.experiments.records import RECORD_KEYS, RecordStore
+from shortclust.experiments.runner import ExperimentInterrupted, run_experiment
+
+
+def run(config_path, *overrides, **options):
+    return run_experiment(load_config(config_path, list(overrides)), quiet=True, **options)
+
+
+def test_records_labels_and_summary_are_written(config_path, output_dir):
+    result = run(config_path)
+    assert result.output_dir == output_dir and result.n_run == 3 and result.n_skipped == 0
+    records = RecordStore(output_dir).load()
+    assert [r["seed"] for r in records] == [0, 1, 2]
+    for record in records:
+        assert tuple(record)[: len(RECORD_KEYS)] == RECORD_KEYS
+        assert set(record["metrics"]) == set(METRIC_NAMES)
+        assert record["n_docs"] == len(TEXTS) and record["model"] == "fake"
+        assert record["params"] == {"n_clusters": 3, "alpha": 0.5, "max_iter": 2}
+        assert record["fit_seconds"] >= 0 and record["n_iter"] == 2
+    assert (output_dir / "summary.csv").is_file() and (output_dir / "summary.md").is_file()
+    assert list(result.summary["runs"]) == [3]
+
+
+def test_metrics_are_computed_from_the_models_labels(config_path, output_dir):
+    record = run(config_path).records[0]
+    labels_file = output_dir / "labels" / f"{record['run_id']}.txt"
+    predicted = [int(line) for line in labels_file.read_text().splitlines()]
+    assert len(predicted) == len(TEXTS)
+    expected_labels = np.random.default_rng(0).integers(0, 3, len(TEXTS))
+    assert predicted == expected_labels.tolist()
+    codes = {name: code for code, name in enumerate(sorted(set(LABELS)))}
+    truth = [codes[label] for label in LABELS]
+    assert record["metrics"] == pytest.approx(evaluate(truth, predicted))
+
+
+def test_same_seed_gives_same_labels_and_run_id(tmp_path, config_path, fake_model):
+    first = run(config_path, f"output={tmp_path / 'a'}").records
+    second = run(config_path, f"output={tmp_path / 'b'}").records
+    assert [r["run_id"] for r in first] == [r["run_id"] for r in second]
+    for record in first:
+        name = f"labels/{record['run_id']}.txt"
+        assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
+    assert len({(tmp_path / "a" / f"labels/{r['run_id']}.txt").read_text() for r in first}) > 1
+
+
+def test_resume_skips_finished_runs(config_path, output_dir, fake_model):
+    run(config_path, "runs=2")
+    result = run(config_path, "runs=4", resume=True)
+    assert (result.n_skipped, result.n_run) == (2, 2)
+    assert fake_model.fit_calls == 4
+    assert [r["seed"] for r in RecordStore(output_dir).load()] == [0, 1, 2, 3]
+    assert run(config_path, "runs=4", resume=True).n_run == 0
+    assert fake_model.fit_calls == 4
+
+
+def test_one_untimed_warm_up_fit_when_there_is_work(config_path, fake_model):
+    run(config_path)
+    assert (fake_model.warm_up_fits, fake_model.fit_calls) == (1, 3)
+    run(config_path, resume=True)
+    assert fake_model.warm_up_fits == 1
+
+
+def test_without_resume_old_records_are_moved_aside(config_path, output_dir):
+    run(config_path)
+    run(config_path, "runs=1")
+    backups = list(output_dir.glob("records.*.jsonl.bak"))
+    assert len(backups) == 1 and len(backups[0].read_text().splitlines()) == 3
+    assert len(RecordStore(output_dir).load()) == 1
+
+
+def test_interrupt_keeps_finished_records(config_path, output_dir, fake_model):
+    fake_model.interrupt_on_fit = 3
+    with pytest.raises(ExperimentInterrupted) as caught:
+        run(config_path, "runs=5")
+    assert (caught.value.n_done, caught.value.n_total, caught.value.exit_code) == (2, 5, 130)
+    assert str(caught.value) == "interrupted after 2 of 5 runs; rerun with --resume to continue"
+    assert [r["seed"] for r in RecordStore(output_dir).load()] == [0, 1]
+    assert len(list((output_dir / "labels").iterdir())) == 2
+    fake_model.interrupt_on_fit = None
+    assert run(config_path, "runs=5", resume=True).n_run == 3
+
+
+def test_unlabelled_corpus_records_no_metrics(tmp_path, fake_model, output_dir):
+    corpus = write_corpus(tmp_path / "plain.jsonl", labelled=False)
+    config_path = write_config(tmp_path / "plain.yaml", corpus, output_dir)
+    result = run(config_path)
+    assert all(record["metrics"] is None for record in result.records)
+    assert "Metrics omitted" in (output_dir / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("override, error", [
+    ("dataset=no-such-dataset", DataError),
+    ("dataset=missing.jsonl", DataError),
+    ("sweep={alpha: [0.1, 0.2]}", ConfigError),
+])
+def test_problems_are_found_before_anything_is_written(config_path, output_dir, override, error):
+    config = load_config(config_path, [override])
+    with pytest.raises(error):
+        run_experiment(config, quiet=True)
+    assert not output_dir.exists()
+
+
+def test_runner_checks_params_again(config_path, output_dir):
+    config = load_config(config_path)
+    config.model.params["alpha"] = -1  # e.g. a config built in code, not by load_config
+    with pytest.raises(ParameterError, match="alpha"):
+        run_experiment(config, quiet=True)
+    assert not output_dir.exists()
+
+
+def test_output_that_is_a_file_is_a_config_error(config_path, output_dir):
+    output_dir.write_text("not a directory")
+    with pytest.raises(ConfigError, match="is a file"):
+        run(config_path)
+
+
+def test_corrupt_records_stop_a_resume_before_writing(config_path, output_dir):
+    output_dir.mkdir()
+    (output_dir / "records.jsonl").write_text("garbage\n")
+    with pytest.raises(DataError, match="line 1"):
+        run(config_path, resume=True)
+    assert sorted(p.name for p in output_dir.iterdir()) == ["records.jsonl"]
+
+
+def test_records_file_holds_only_whole_json_lines(config_path, output_dir):
+    run(config_path)
+    text = (output_dir / "records.jsonl").read_text()
+    assert text.endswith("\n")
+    assert all(isinstance(json.loads(line), dict) for line in text.splitlines())
+
+
+def test_labels_are_written_before_the_record(config_path, output_dir, monkeypatch):
+    def fail(self, run_id, labels):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(RecordStore, "write_labels", fail)
+    with pytest.raises(OSError):
+        run(config_path)
+    assert not (output_dir / "records.jsonl").exists()

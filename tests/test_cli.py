@@ -1,0 +1,244 @@
+"""The shortclust command line: exit codes, one-line errors, and a full run with a fake model."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from experiments.fake_estimators import TEXTS, register_fake_model, write_config, write_corpus
+from shortclust.cli import app
+from shortclust.data import list_datasets
+from shortclust.experiments.records import RECORD_KEYS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def fake_model(monkeypatch):
+    return register_fake_model(monkeypatch)
+
+
+@pytest.fixture
+def output_dir(tmp_path):
+    return tmp_path / "out"
+
+
+@pytest.fixture
+def config_path(tmp_path, output_dir, fake_model):
+    corpus = write_corpus(tmp_path / "tiny.jsonl")
+    return write_config(tmp_path / "fake.yaml", corpus, output_dir)
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(arg) for arg in args])
+
+
+def read_records(output_dir):
+    return [json.loads(line) for line in (output_dir / "records.jsonl").read_text().splitlines()]
+
+
+def assert_one_error_line(result, match=""):
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert match in lines[0]
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def run_module(*args, cwd):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "shortclust", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+# --- the process: entry point, start-up cost, errors without traceback ------------------------
+
+
+def test_python_dash_m_help_lists_the_commands(tmp_path):
+    done = run_module("--help", cwd=tmp_path)
+    assert done.returncode == 0
+    for command in ("run", "data", "models"):
+        assert command in done.stdout
+
+
+def test_importing_the_cli_loads_no_heavy_module():
+    code = ("import sys, shortclust.cli; heavy = [m for m in ('numba', 'pandas', 'sklearn', "
+            "'scipy', 'shortclust.models.gsdmm') if m in sys.modules]; print(heavy)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_missing_config_in_a_real_process(tmp_path):
+    done = run_module("run", "nope.yaml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["error: nope.yaml: config file not found (check the path)"]
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_shortclust_errors_in_a_real_process_exit_2(tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text("name: x\ndataset: Tweet\nmodel: {name: gsdmm, params: {alpha: -1}}\n")
+    done = run_module("run", config, cwd=tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "alpha" in lines[0]
+    assert not (tmp_path / "runs").exists()
+
+
+# --- bad input: exit 2, one error line, nothing written ----------------------------------------
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--set", "alpha"], "expected key=value"),
+    (["--set", "alpah=0.1"], "'alpah' is neither"),
+    (["--set", "alpha=-1"], "alpha must be a finite number >= 0"),
+    (["--set", "model.name=nope"], "unknown model 'nope'"),
+    (["--set", "model.params.n_clusterz=3"], "unknown parameter 'n_clusterz'"),
+    (["--set", "dataset=no-such-dataset"], "unknown dataset 'no-such-dataset'"),
+    (["--set", "dataset=missing.jsonl"], "missing.jsonl"),
+    (["--set", "metrics=[nmi, f1]"], "unknown metric 'f1'"),
+    (["--set", "modle.name=fake"], "unknown key 'modle'"),
+])
+def test_bad_input_writes_nothing(config_path, output_dir, args, match):
+    assert_one_error_line(invoke("run", config_path, *args), match)
+    assert not output_dir.exists()
+
+
+@pytest.mark.parametrize("text, match", [
+    ("name: x\ndataset: [Tweet\n", "malformed YAML at line"),
+    ("name: x\ndataset: Tweet\nmodle: {name: fake}\n", "unknown key 'modle'"),
+    ("- just\n- a list\n", "top level must be a mapping"),
+])
+def test_bad_config_file(tmp_path, fake_model, text, match):
+    config = tmp_path / "bad.yaml"
+    config.write_text(text)
+    assert_one_error_line(invoke("run", config), match)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
+
+
+def test_usage_error_exits_2(config_path, output_dir):
+    result = invoke("run", config_path, "--runs", "0")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert not output_dir.exists()
+
+
+# --- a full run with the fake model ----------------------------------------------------------
+
+
+def test_full_run_writes_records_labels_and_summary(config_path, output_dir):
+    result = invoke("run", config_path)
+    assert result.exit_code == 0, result.output
+    records = read_records(output_dir)
+    assert len(records) == 3
+    for record in records:
+        assert set(RECORD_KEYS) <= set(record)
+        labels = (output_dir / "labels" / f"{record['run_id']}.txt").read_text().splitlines()
+        assert len(labels) == len(TEXTS)
+    assert (output_dir / "summary.csv").is_file()
+    assert "± " in (output_dir / "summary.md").read_text()
+    assert "nmi" in result.stdout and "3 runs" in result.stdout
+
+
+def test_runs_and_output_options(config_path, tmp_path):
+    other = tmp_path / "elsewhere"
+    result = invoke("run", config_path, "--runs", 2, "--output", other)
+    assert result.exit_code == 0, result.output
+    assert [r["seed"] for r in read_records(other)] == [0, 1]
+
+
+def test_same_seed_same_labels_across_invocations(config_path, tmp_path):
+    for name in ("a", "b"):
+        assert invoke("run", config_path, "--output", tmp_path / name).exit_code == 0
+    first, second = read_records(tmp_path / "a"), read_records(tmp_path / "b")
+    for a, b in zip(first, second):
+        assert a["run_id"] == b["run_id"]
+        assert (tmp_path / "a/labels" / f"{a['run_id']}.txt").read_text() == \
+            (tmp_path / "b/labels" / f"{b['run_id']}.txt").read_text()
+
+
+def test_resume_skips_finished_runs(config_path, output_dir, fake_model):
+    assert invoke("run", config_path).exit_code == 0
+    result = invoke("run", config_path, "--resume", "--runs", 4)
+    assert result.exit_code == 0, result.output
+    assert "3 of 4 runs already recorded" in result.stderr
+    assert fake_model.fit_calls == 4
+    assert [r["seed"] for r in read_records(output_dir)] == [0, 1, 2, 3]
+
+
+def test_rerun_without_resume_moves_records_aside(config_path, output_dir):
+    assert invoke("run", config_path).exit_code == 0
+    result = invoke("run", config_path)
+    assert "moved existing records.jsonl" in result.stderr
+    assert len(list(output_dir.glob("records.*.jsonl.bak"))) == 1
+    assert len(read_records(output_dir)) == 3
+
+
+def test_interrupt_keeps_finished_runs_and_exits_130(config_path, output_dir, fake_model):
+    fake_model.interrupt_on_fit = 3
+    result = invoke("run", config_path, "--runs", 5)
+    assert result.exit_code == 130
+    assert "interrupted after 2 of 5 runs; rerun with --resume to continue" in result.stderr
+    assert [r["seed"] for r in read_records(output_dir)] == [0, 1]
+
+
+def test_quiet_prints_nothing(config_path, output_dir):
+    result = invoke("run", config_path, "--quiet")
+    assert result.exit_code == 0
+    assert result.stdout == "" and result.stderr == ""
+    assert len(read_records(output_dir)) == 3
+
+
+# --- data and models -------------------------------------------------------------------------
+
+
+def test_data_list_shows_every_dataset_and_the_data_dir(tmp_path):
+    result = CliRunner().invoke(app, ["data", "list", "--data-dir", str(tmp_path)],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    for info, _ in list_datasets(tmp_path):
+        assert info.name in result.stdout
+    assert f"data directory: {tmp_path} (from --data-dir)" in result.stdout
+
+
+def test_data_list_marks_present_files(tmp_path):
+    write_corpus(tmp_path / "Tweet.jsonl")
+    result = CliRunner().invoke(app, ["data", "list", "--data-dir", str(tmp_path)],
+                                env={"COLUMNS": "200"})
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.strip()}
+    tweet_row, other_row = rows["Tweet"], rows["StackOverflow"]
+    assert tweet_row[-2:] == ["yes", "Tweet.jsonl"]
+    assert other_row[-2:] == ["no", "-"]
+
+
+def test_data_info(tmp_path):
+    result = invoke("data", "info", "tweet", "--data-dir", tmp_path)
+    assert result.exit_code == 0
+    assert "2472" in result.stdout and "jackyin12/GSDMM" in result.stdout
+    assert f"(not in {tmp_path})" in result.stdout
+
+
+def test_data_info_unknown_name():
+    assert_one_error_line(invoke("data", "info", "Twet"), "did you mean Tweet")
+
+
+def test_models_lists_registered_names(fake_model):
+    result = invoke("models")
+    assert result.exit_code == 0
+    assert {"fake", "gsdmm"} <= set(result.stdout.split())
+
+
+@pytest.mark.slow
+def test_shipped_gsdmm_config_on_the_real_tweet_set(tmp_path, data_dir):
+    config = ROOT / "configs" / "gsdmm_tweet.yaml"
+    result = invoke("run", config, "--runs", 2, "--output", tmp_path, "--data-dir", data_dir)
+    assert result.exit_code == 0, result.output
+    records = read_records(tmp_path)
+    assert [r["n_docs"] for r in records] == [2472, 2472]
+    # seeds 0 and 1 give NMI about 0.87 (the paper's Figure 2 shows the TweetSet results)
+    assert all(r["metrics"]["nmi"] > 0.8 for r in records)
