@@ -202,12 +202,14 @@ class GSDMM(ClusterMixin, BaseEstimator):
         return result
 
     def _store_fitted(self, state):
-        n_active = kernels.compact_clusters(state.z, state.m_z, state.n_z, state.n_wz)
+        n_active = state.compact()
+        m_z, _, n_wz = state.stats
         self.labels_ = state.z.astype(np.int64)
         self.n_clusters_ = int(n_active)
-        self.cluster_sizes_ = state.m_z[:n_active].astype(np.int64)
-        self.cluster_word_counts_ = np.ascontiguousarray(state.n_wz[:, :n_active].T)
-        self.n_features_in_ = state.n_wz.shape[0]
+        self.cluster_sizes_ = m_z[:n_active].astype(np.int64)
+        wide = np.int64 if n_wz.dtype == np.int64 else np.int32
+        self.cluster_word_counts_ = np.ascontiguousarray(n_wz[:, :n_active].T, dtype=wide)
+        self.n_features_in_ = n_wz.shape[0]
 
     def _log_posterior(self, X):
         check_is_fitted(self, "labels_")
@@ -234,22 +236,18 @@ class _SamplerState:
     """Arrays the kernels work on: the documents, the assignment and the counts."""
 
     def __init__(self, counts, z, n_clusters):
-        self.doc_ptr = counts.indptr.astype(np.int64)
-        self.doc_words = counts.indices.astype(np.int32)
-        self.doc_counts = counts.data.astype(np.int32)
+        n_words = counts.shape[1]
+        self.docs = (counts.indptr.astype(np.int64), counts.indices.astype(np.int32),
+                     counts.data.astype(np.int32), _row_sums(counts))
         self.z = z
-        self.n_words = counts.shape[1]
-        self.m_z = np.zeros(n_clusters)
-        self.n_z = np.zeros(n_clusters)
-        # int32 counts halve the memory traffic of the hot loop against float64.
-        self.n_wz = np.zeros((self.n_words, n_clusters), dtype=np.int32)
-        self.doc_len = _row_sums(counts)
+        self.n_words = n_words
+        self.stats = (np.zeros(n_clusters), np.zeros(n_clusters),
+                      np.zeros((n_words, n_clusters), dtype=count_dtype(counts)))
         self.num = np.empty(n_clusters)
         self.den = np.empty(n_clusters)
         self.saved = np.empty(kernels._BLOCK + 1)
         self.inv_den = np.empty((kernels._BLOCK + 1, n_clusters))
-        kernels.build_counts(self.doc_ptr, self.doc_words, self.doc_counts,
-                             self.z, self.m_z, self.n_z, self.n_wz)
+        kernels.build_counts(self.docs, self.z, self.stats)
         self.n_active = 0
 
     @classmethod
@@ -258,20 +256,24 @@ class _SamplerState:
         z = rng.integers(0, n_clusters, size=counts.shape[0]).astype(np.int32)
         return cls(counts, z, n_clusters)
 
+    def compact(self):
+        """Renumber the non-empty clusters to the leading slots; return their number."""
+        return kernels.compact_clusters(self.z, self.stats)
+
     def sweep(self, alpha, beta, rng):
         """Compact the clusters, then re-sample every document once; return moves."""
-        self.n_active = kernels.compact_clusters(self.z, self.m_z, self.n_z, self.n_wz)
+        n_active = self.compact()
         v_beta = float(self.n_words * beta)
-        kernels.refresh_all_inv_den(self.inv_den, self.n_z, v_beta)
+        kernels.refresh_all_inv_den(self.inv_den, self.stats[1], v_beta)
         empty_inv_den = np.empty((kernels._BLOCK + 1, 1))
         kernels.refresh_inv_den(empty_inv_den, 0, 0.0, v_beta)
+        cache = (self.inv_den, empty_inv_den[:, 0].copy())
         uniforms = rng.random(self.z.shape[0])
-        self.n_active, n_moved = kernels.gibbs_sweep(
-            self.doc_ptr, self.doc_words, self.doc_counts, self.doc_len, self.z, self.m_z,
-            self.n_z, self.n_wz, float(alpha), float(beta), v_beta, self.n_active, uniforms,
-            self.inv_den, empty_inv_den[:, 0].copy(), self.num, self.den, self.saved,
+        _, n_moved = kernels.gibbs_sweep(
+            self.docs, self.z, self.stats, cache, float(alpha), float(beta),
+            v_beta, n_active, uniforms, self.num, self.den, self.saved,
         )
-        self.n_active = int(np.count_nonzero(self.m_z))
+        self.n_active = int(np.count_nonzero(self.stats[0]))
         return int(n_moved)
 
 
@@ -293,6 +295,21 @@ def _as_counts(X):
     X.eliminate_zeros()
     X.sort_indices()
     return X, (list(vocabulary) if vocabulary is not None else None)
+
+
+def count_dtype(counts):
+    """Narrowest unsigned type that holds any word-cluster count of this corpus.
+
+    A cluster never holds more occurrences of a word than the corpus does, so the
+    largest column sum bounds every ``n_wz`` entry. Narrow rows make the memory-bound
+    sweep faster (see ``_gsdmm_kernels``).
+    """
+    largest = int(counts.sum(axis=0).max()) if counts.nnz else 0
+    # Signed above 16 bits: numba promotes uint64 mixed with int64 to float64.
+    for dtype in (np.uint16, np.int32):
+        if largest <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
 
 
 def _row_sums(counts):

@@ -50,85 +50,105 @@ def test_kernel_matches_reference_when_all_clusters_are_used():
     np.testing.assert_array_equal(model.labels_, naive.gsdmm_fit(X, 2, 0.1, 0.1, 3, 1))
 
 
-def eq4_probabilities_by_kernel(doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, n_slots):
+def random_cluster_state(rng, n_words=50, n_active=7):
+    """Counts of a few clusters, one of them holding none of the words."""
+    n_wz = rng.integers(0, 5000, size=(n_words, n_active)).astype(np.int32)
+    n_wz[:, 3] = 0
+    n_wz[rng.random(n_wz.shape) < 0.5] = 0  # sparse rows, as in real data
+    n_z = n_wz.sum(axis=0).astype(np.float64) + rng.integers(0, 10**6, size=n_active)
+    m_z = rng.integers(1, 10**4, size=n_active).astype(np.float64)
+    return m_z, n_z, n_wz
+
+
+def kernel_probabilities(doc, m_z, n_z, n_wz, beta, n_slots):
+    """Normalised Eq. 4 probabilities from one of the kernel's weight functions."""
     n_active = len(m_z)
-    num, den = np.empty(n_slots), np.empty(n_slots)
-    doc_ptr = np.array([0, len(doc_words)], dtype=np.int64)
-    doc_len = np.array([doc_counts.sum()], dtype=np.int64)
+    words = np.flatnonzero(doc).astype(np.int32)
+    docs = (np.array([0, len(words)], dtype=np.int64), words, doc[words].astype(np.int32),
+            np.array([doc.sum()], dtype=np.int64))
     v_beta = n_wz.shape[0] * beta
-    inv_den = np.empty((kernels._BLOCK + 1, n_active))
+    inv_den, empty_inv_den = np.empty((kernels._BLOCK + 1, n_active)), np.empty((kernels._BLOCK + 1, 1))
     kernels.refresh_all_inv_den(inv_den, n_z, v_beta)
-    empty_inv_den = np.empty((kernels._BLOCK + 1, 1))
     kernels.refresh_inv_den(empty_inv_den, 0, 0.0, v_beta)
-    empty = kernels._eq4_weights(0, doc_ptr, doc_words, doc_counts, doc_len, m_z, n_z, n_wz,
-                                 alpha, beta, v_beta, n_active, inv_den,
-                                 empty_inv_den[:, 0].copy(), num, den)
+    cache = (inv_den, empty_inv_den[:, 0].copy())
+    stats = (m_z, n_z, n_wz)
+    num, den = np.empty(n_slots), np.empty(n_slots)
+    empty = kernels._eq4_weights(0, docs, stats, cache, 0.1, beta, v_beta, n_active, num, den)
     weights = np.append(num[:n_active], empty * (n_slots - n_active))
     return weights / weights.sum()
 
 
-@pytest.mark.parametrize("length", [1, 15, 16, 17, 60, 400, 2000])
-def test_eq4_weights_equal_the_lgamma_formula(length):
-    rng = np.random.default_rng(length)
-    n_words, n_active, n_slots = 50, 7, 10
-    n_wz = rng.integers(0, 5000, size=(n_words, n_active)).astype(np.int32)
-    n_wz[:, 3] = 0  # a cluster that holds none of these words
-    n_z = n_wz.sum(axis=0).astype(np.float64) + rng.integers(0, 10**6, size=n_active)
-    m_z = rng.integers(1, 10**4, size=n_active).astype(np.float64)
-    doc = np.bincount(rng.integers(0, n_words, size=length), minlength=n_words)
-    words = np.flatnonzero(doc).astype(np.int32)
-    counts = doc[words].astype(np.int32)
-    got = eq4_probabilities_by_kernel(words, counts, m_z, n_z, n_wz, 0.1, 0.1, n_slots)
-
-    pairs = list(zip(words.tolist(), counts.tolist()))
+def reference_probabilities(doc, m_z, n_z, n_wz, beta, n_slots):
+    pairs = [(int(w), int(doc[w])) for w in np.flatnonzero(doc)]
+    n_words, n_active = n_wz.shape
     log_w = [naive.gsdmm_log_weight(pairs, m_z[k], n_z[k], dict(enumerate(n_wz[:, k])),
-                                    0.1, 0.1, n_words) for k in range(n_active)]
-    log_w.append(naive.gsdmm_log_weight(pairs, 0, 0, {}, 0.1, 0.1, n_words)
+                                    0.1, beta, n_words) for k in range(n_active)]
+    log_w.append(naive.gsdmm_log_weight(pairs, 0, 0, {}, 0.1, beta, n_words)
                  + math.log(n_slots - n_active))
     expected = np.exp(np.array(log_w) - max(log_w))
-    expected /= expected.sum()
+    return expected / expected.sum()
+
+
+@pytest.mark.parametrize("length", [1, 15, 16, 17, 60, 400, 2000])
+def test_weights_equal_eq4_at_any_length(length):
+    rng = np.random.default_rng(length)
+    m_z, n_z, n_wz = random_cluster_state(rng)
+    doc = np.bincount(rng.integers(0, n_wz.shape[0], size=length), minlength=n_wz.shape[0])
+    got = kernel_probabilities(doc, m_z, n_z, n_wz, 0.1, 10)
     assert np.all(np.isfinite(got))
-    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(got, reference_probabilities(doc, m_z, n_z, n_wz, 0.1, 10),
+                               rtol=1e-9, atol=1e-300)
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 8, 16])
+@pytest.mark.parametrize("beta", [0.1, 0.001])
+def test_weights_equal_eq4_with_repeated_words(length, beta):
+    rng = np.random.default_rng(length + 100)
+    m_z, n_z, n_wz = random_cluster_state(rng, n_words=12)  # few words: repeats in a doc
+    doc = np.bincount(rng.integers(0, n_wz.shape[0], size=length), minlength=n_wz.shape[0])
+    got = kernel_probabilities(doc, m_z, n_z, n_wz, beta, 10)
+    np.testing.assert_allclose(got, reference_probabilities(doc, m_z, n_z, n_wz, beta, 10),
+                               rtol=1e-9, atol=1e-300)
 
 
 def test_choose_follows_the_cumulative_weights():
-    weights = np.array([1.0, 0.0, 3.0])
-    assert kernels._choose(weights, 3, 0.0, 0.0) == 0
-    assert kernels._choose(weights, 3, 0.0, 0.24) == 0
-    assert kernels._choose(weights, 3, 0.0, 0.26) == 2
-    assert kernels._choose(weights, 3, 4.0, 0.6) == 3  # the empty-cluster slot
-    assert kernels._choose(np.zeros(3), 3, 0.0, 0.5) == -1
+    weights, scratch = np.array([1.0, 0.0, 3.0]), np.empty(4)
+    assert kernels._choose(weights, 3, 0.0, 0.0, scratch) == 0
+    assert kernels._choose(weights, 3, 0.0, 0.24, scratch) == 0
+    assert kernels._choose(weights, 3, 0.0, 0.26, scratch) == 2
+    assert kernels._choose(weights, 3, 4.0, 0.6, scratch) == 3  # the empty-cluster slot
+    assert kernels._choose(np.zeros(3), 3, 0.0, 0.5, scratch) == -1
 
 
-def test_sweep_keeps_counts_consistent_with_the_assignment():
+@pytest.mark.parametrize("n_active", [1, 7, 8, 9, 64, 301])
+def test_chunked_choose_equals_a_plain_cumulative_search(n_active):
+    rng = np.random.default_rng(n_active)
+    weights = rng.random(n_active) ** 4
+    weights[rng.random(n_active) < 0.3] = 0.0
+    scratch = np.empty(n_active)
+    for u in rng.random(200):
+        tail = 0.5 if u < 0.5 else 0.0
+        cumulative = np.cumsum(np.append(weights, tail))
+        expected = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
+        assert kernels._choose(weights, n_active, tail, u, scratch) == expected
+
+
+def test_sweep_keeps_counts_and_cache_consistent():
+    from shortclust.models.gsdmm import _SamplerState
+
     X, _ = planted_corpus(seed=5)
-    X = X.astype(np.int32)
     rng = np.random.default_rng(0)
-    n_slots = 12
-    z = rng.integers(0, n_slots, size=X.shape[0]).astype(np.int32)
-    m_z, n_z = np.zeros(n_slots), np.zeros(n_slots)
-    n_wz = np.zeros((X.shape[1], n_slots), dtype=np.int32)
-    args = (X.indptr.astype(np.int64), X.indices, X.data)
-    kernels.build_counts(*args, z, m_z, n_z, n_wz)
-    doc_len = np.asarray(X.sum(axis=1), dtype=np.int64).ravel()
-    v_beta = X.shape[1] * 0.1
-    inv_den, empty_inv_den = np.empty((kernels._BLOCK + 1, n_slots)), np.empty((kernels._BLOCK + 1, 1))
-    kernels.refresh_inv_den(empty_inv_den, 0, 0.0, v_beta)
+    state = _SamplerState.initial(X.astype(np.int32), 12, rng)
     for _ in range(3):
-        n_active = kernels.compact_clusters(z, m_z, n_z, n_wz)
-        assert np.all(m_z[:n_active] > 0) and np.all(m_z[n_active:] == 0)
-        kernels.refresh_all_inv_den(inv_den, n_z, v_beta)
-        kernels.gibbs_sweep(*args, doc_len, z, m_z, n_z, n_wz, 0.1, 0.1, v_beta, n_active,
-                            rng.random(X.shape[0]), inv_den, empty_inv_den[:, 0].copy(),
-                            np.empty(n_slots), np.empty(n_slots), np.empty(kernels._BLOCK + 1))
-        cached = inv_den.copy()
-        kernels.refresh_all_inv_den(inv_den, n_z, v_beta)
-        np.testing.assert_array_equal(cached, inv_den)  # the cache tracked every move
-        fresh = np.zeros(n_slots), np.zeros(n_slots), np.zeros_like(n_wz)
-        kernels.build_counts(*args, z, *fresh)
-        np.testing.assert_array_equal(m_z, fresh[0])
-        np.testing.assert_array_equal(n_z, fresh[1])
-        np.testing.assert_array_equal(n_wz, fresh[2])
+        state.sweep(0.1, 0.1, rng)
+        m_z, n_z, n_wz = state.stats
+        fresh = (np.zeros_like(m_z), np.zeros_like(n_z), np.zeros_like(n_wz))
+        kernels.build_counts(state.docs, state.z, fresh)
+        for kept, rebuilt in zip(state.stats, fresh):
+            np.testing.assert_array_equal(kept, rebuilt)
+        cached = state.inv_den.copy()
+        kernels.refresh_all_inv_den(state.inv_den, n_z, X.shape[1] * 0.1)
+        np.testing.assert_array_equal(cached, state.inv_den)  # the cache tracked every move
 
 
 def test_fitted_counts_add_up():
