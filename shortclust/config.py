@@ -346,8 +346,12 @@ def _validate_param_values(model_class: type, spec: ModelSpec, where: str) -> No
         validate = getattr(estimator, "_validate_params", None)
         if validate is not None:
             validate()
-    except ShortclustError:
-        raise
+    except ShortclustError as exc:
+        # Say where the value lives, so the fix is one edit or one --set away.
+        raise ConfigError(
+            f"{where}: model.params: {_single_line(exc)} (edit the config or pass "
+            f"--set model.params.NAME=VALUE)"
+        ) from None
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}: model '{spec.name}': {_single_line(exc)}") from None
 

@@ -206,12 +206,12 @@ def test_random_state_is_not_a_config_param(write_yaml):
 
 
 def test_out_of_range_param_is_the_models_parameter_error(write_yaml):
-    with pytest.raises(ParameterError, match="alpha must be a finite number >= 0"):
+    with pytest.raises(ConfigError, match=r"model\.params: alpha must be a finite number >= 0"):
         load_config(write_yaml(VALID), ["alpha=-1"])
 
 
 def test_wrongly_typed_param_is_reported_by_the_model(write_yaml):
-    with pytest.raises(ParameterError, match="n_clusters must be an integer"):
+    with pytest.raises(ConfigError, match=r"model\.params: n_clusters must be an integer"):
         load_config(write_yaml(VALID), ["n_clusters=many"])
 
 

@@ -114,7 +114,7 @@ def test_problems_are_found_before_anything_is_written(config_path, output_dir, 
 def test_runner_checks_params_again(config_path, output_dir):
     config = load_config(config_path)
     config.model.params["alpha"] = -1  # e.g. a config built in code, not by load_config
-    with pytest.raises(ParameterError, match="alpha"):
+    with pytest.raises(ConfigError, match="alpha"):
         run_experiment(config, quiet=True)
     assert not output_dir.exists()
 
