@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from shortclust.config import ExperimentConfig, full_model_params, load_config, parse_override
-from shortclust.errors import ConfigError, ParameterError
+from shortclust.errors import ConfigError
 from shortclust.evaluation.metrics import METRIC_NAMES
 
 VALID = """\

@@ -7,7 +7,7 @@ import pytest
 
 from experiments.fake_estimators import LABELS, TEXTS, write_config, write_corpus
 from shortclust.config import load_config
-from shortclust.errors import ConfigError, DataError, ParameterError
+from shortclust.errors import ConfigError, DataError
 from shortclust.evaluation.metrics import METRIC_NAMES, evaluate
 from shortclust.experiments.records import RECORD_KEYS, RecordStore
 from shortclust.experiments.runner import ExperimentInterrupted, run_experiment
