@@ -21,10 +21,10 @@ def gsdmm_log_weight(doc, m, n, n_w, alpha, beta, n_words):
     log_w = math.log(m + alpha)
     for w, c in doc:
         for j in range(1, c + 1):
-            log_w += math.log(n_w.get(w, 0) + beta + j - 1)
+            log_w += math.log(n_w.get(w, 0) + beta + (j - 1))
     length = sum(c for _, c in doc)
     for i in range(1, length + 1):
-        log_w -= math.log(n + n_words * beta + i - 1)
+        log_w -= math.log(n + n_words * beta + (i - 1))
     return log_w
 
 

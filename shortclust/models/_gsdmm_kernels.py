@@ -119,11 +119,11 @@ def refresh_inv_den(inv_den, k, n_zk, v_beta):
     """
     product = 1.0
     for length in range(1, _BLOCK + 1):
-        product *= n_zk + v_beta + length - 1
+        product *= n_zk + v_beta + (length - 1)
     inverse = 1.0 / product
     for length in range(_BLOCK, 0, -1):
         inv_den[length, k] = inverse
-        inverse *= n_zk + v_beta + length - 1
+        inverse *= n_zk + v_beta + (length - 1)
     inv_den[0, k] = 1.0
 
 
@@ -180,6 +180,35 @@ def _eq4_weights(d, docs, stats, cache, alpha, beta, v_beta, n_active, num, den)
         for k in range(n_active):
             num[k] /= den[k]
     return empty_num / empty_den
+
+
+@njit(cache=True)
+def _log_space_weights(d, docs, stats, alpha, beta, v_beta, n_active, num):
+    """Eq. 4 weights through logs, scaled so the largest is 1; returns the empty weight.
+
+    The fallback for the rare document whose product weights all underflowed (only
+    with extreme hyperparameters, e.g. beta near 1e-30): exact, but a log per factor.
+    """
+    doc_ptr, doc_words, doc_counts, _ = docs
+    m_z, n_z, n_wz = stats
+    empty = np.log(alpha)
+    for k in range(n_active):
+        num[k] = np.log(m_z[k] + alpha)
+    position = 0
+    for idx in range(doc_ptr[d], doc_ptr[d + 1]):
+        row = n_wz[doc_words[idx]]
+        for j in range(doc_counts[idx]):
+            length_offset = v_beta + position
+            for k in range(n_active):
+                num[k] += np.log(row[k] + beta + j) - np.log(n_z[k] + length_offset)
+            empty += np.log(beta + j) - np.log(length_offset)
+            position += 1
+    largest = empty
+    for k in range(n_active):
+        largest = max(largest, num[k])
+    for k in range(n_active):
+        num[k] = np.exp(num[k] - largest)
+    return np.exp(empty - largest)
 
 
 @njit(cache=True, fastmath=True)
@@ -282,6 +311,10 @@ def gibbs_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniforms,
         empty_weight = _eq4_weights(d, docs, stats, cache, alpha, beta, v_beta, n_active,
                                     num, den)
         new = _choose(num, n_active, empty_weight * (n_slots - n_active), uniforms[d], den)
+        if new < 0 and alpha > 0.0:
+            # Every product underflowed: redo this document in logs.
+            empty_weight = _log_space_weights(d, docs, stats, alpha, beta, v_beta, n_active, num)
+            new = _choose(num, n_active, empty_weight * (n_slots - n_active), uniforms[d], den)
         if new < 0:
             new = old
         elif new == n_active:

@@ -111,6 +111,35 @@ def test_weights_equal_eq4_with_repeated_words(length, beta):
                                rtol=1e-9, atol=1e-300)
 
 
+def test_extreme_beta_falls_back_to_logs_and_matches_the_reference():
+    # With beta = 1e-30 a 16-token document's products underflow to 0 in every cluster
+    # where it has no words. The last documents' words occur nowhere else, so once
+    # removed from its cluster every weight underflows; logs still rank the clusters.
+    X, _ = planted_corpus(n_docs=40, seed=15)
+    loners = sp.csr_matrix(np.kron(np.eye(3, dtype=np.int64), np.ones((1, 16), dtype=np.int64)))
+    X = sp.vstack([sp.hstack([X, sp.csr_matrix((40, 48), dtype=np.int64)]),
+                   sp.hstack([sp.csr_matrix((3, X.shape[1]), dtype=np.int64), loners])]).tocsr()
+    for seed in range(4):
+        model = GSDMM(n_clusters=12, beta=1e-30, max_iter=3, random_state=seed).fit(X)
+        np.testing.assert_array_equal(model.labels_, naive.gsdmm_fit(X, 12, 0.1, 1e-30, 3, seed))
+
+
+def test_log_space_weights_equal_eq4():
+    rng = np.random.default_rng(16)
+    m_z, n_z, n_wz = random_cluster_state(rng)
+    doc = np.bincount(rng.integers(0, n_wz.shape[0], size=30), minlength=n_wz.shape[0])
+    words = np.flatnonzero(doc).astype(np.int32)
+    docs = (np.array([0, len(words)], dtype=np.int64), words, doc[words].astype(np.int32),
+            np.array([doc.sum()], dtype=np.int64))
+    num = np.empty(len(m_z))
+    empty = kernels._log_space_weights(0, docs, (m_z, n_z, n_wz), 0.1, 0.1,
+                                       n_wz.shape[0] * 0.1, len(m_z), num)
+    got = np.append(num, empty * 3)
+    np.testing.assert_allclose(got / got.sum(),
+                               reference_probabilities(doc, m_z, n_z, n_wz, 0.1, len(m_z) + 3),
+                               rtol=1e-9)
+
+
 def test_choose_follows_the_cumulative_weights():
     weights, scratch = np.array([1.0, 0.0, 3.0]), np.empty(4)
     assert kernels._choose(weights, 3, 0.0, 0.0, scratch) == 0
