@@ -135,17 +135,17 @@ class GSDMM(ClusterMixin, BaseEstimator):
         if self.likelihood == "eq3":
             counts = _binarised(counts)
         rng = np.random.default_rng(self.random_state)
-        state = _SamplerState.initial(counts, self.n_clusters, rng)
+        state = _SamplerState.initial(counts, self.n_clusters, self.alpha, self.beta, rng)
         self.n_clusters_history_, self.n_moved_history_ = [], []
         self.sample_seconds_ = 0.0
         for iteration in range(1, self.max_iter + 1):
             started = time.perf_counter()
-            n_moved = state.sweep(self.alpha, self.beta, rng)
+            n_moved = state.sweep(rng)
             self.sample_seconds_ += time.perf_counter() - started
-            self.n_clusters_history_.append(state.n_active)
+            self.n_clusters_history_.append(state.n_occupied)
             self.n_moved_history_.append(n_moved)
             if callback is not None:
-                callback(iteration, self.max_iter, state.n_active)
+                callback(iteration, self.max_iter, state.n_occupied)
         self._store_fitted(state)
         self.n_iter_ = self.max_iter
         return self
@@ -233,47 +233,46 @@ class GSDMM(ClusterMixin, BaseEstimator):
 
 
 class _SamplerState:
-    """Arrays the kernels work on: the documents, the assignment and the counts."""
+    """What the kernels work on: documents, assignment, counts and cached denominators."""
 
-    def __init__(self, counts, z, n_clusters):
+    def __init__(self, counts, z, n_clusters, alpha, beta):
         n_words = counts.shape[1]
+        self.alpha, self.beta, self.v_beta = float(alpha), float(beta), float(n_words * beta)
         self.docs = (counts.indptr.astype(np.int64), counts.indices.astype(np.int32),
                      counts.data.astype(np.int32), _row_sums(counts))
         self.z = z
-        self.n_words = n_words
         self.stats = (np.zeros(n_clusters), np.zeros(n_clusters),
                       np.zeros((n_words, n_clusters), dtype=count_dtype(counts)))
-        self.num = np.empty(n_clusters)
-        self.den = np.empty(n_clusters)
-        self.saved = np.empty(kernels._BLOCK + 1)
-        self.inv_den = np.empty((kernels._BLOCK + 1, n_clusters))
         kernels.build_counts(self.docs, self.z, self.stats)
-        self.n_active = 0
+        # Inverse denominators per slot, refreshed after each compaction, and those of an
+        # empty cluster, fixed for the fit.
+        self.inv_den = np.empty((kernels._BLOCK + 1, n_clusters))
+        empty_inv_den = np.empty((kernels._BLOCK + 1, 1))
+        kernels.refresh_inv_den(empty_inv_den, 0, 0.0, self.v_beta)
+        self.empty_inv_den = np.ascontiguousarray(empty_inv_den[:, 0])
+        self.scratch = (np.empty(n_clusters), np.empty(n_clusters), np.empty(kernels._BLOCK + 1))
+        self.n_occupied = int(np.count_nonzero(self.stats[0]))
 
     @classmethod
-    def initial(cls, counts, n_clusters, rng):
+    def initial(cls, counts, n_clusters, alpha, beta, rng):
         """Algorithm 1's initialisation: each document in a uniformly drawn cluster."""
         z = rng.integers(0, n_clusters, size=counts.shape[0]).astype(np.int32)
-        return cls(counts, z, n_clusters)
+        return cls(counts, z, n_clusters, alpha, beta)
 
     def compact(self):
         """Renumber the non-empty clusters to the leading slots; return their number."""
         return kernels.compact_clusters(self.z, self.stats)
 
-    def sweep(self, alpha, beta, rng):
+    def sweep(self, rng):
         """Compact the clusters, then re-sample every document once; return moves."""
         n_active = self.compact()
-        v_beta = float(self.n_words * beta)
-        kernels.refresh_all_inv_den(self.inv_den, self.stats[1], v_beta)
-        empty_inv_den = np.empty((kernels._BLOCK + 1, 1))
-        kernels.refresh_inv_den(empty_inv_den, 0, 0.0, v_beta)
-        cache = (self.inv_den, empty_inv_den[:, 0].copy())
-        uniforms = rng.random(self.z.shape[0])
+        kernels.refresh_all_inv_den(self.inv_den, self.stats[1], self.v_beta)
         _, n_moved = kernels.gibbs_sweep(
-            self.docs, self.z, self.stats, cache, float(alpha), float(beta),
-            v_beta, n_active, uniforms, self.num, self.den, self.saved,
+            self.docs, self.z, self.stats, (self.inv_den, self.empty_inv_den),
+            self.alpha, self.beta, self.v_beta, n_active, rng.random(self.z.shape[0]),
+            *self.scratch,
         )
-        self.n_active = int(np.count_nonzero(self.stats[0]))
+        self.n_occupied = int(np.count_nonzero(self.stats[0]))
         return int(n_moved)
 
 

@@ -167,9 +167,9 @@ def test_sweep_keeps_counts_and_cache_consistent():
 
     X, _ = planted_corpus(seed=5)
     rng = np.random.default_rng(0)
-    state = _SamplerState.initial(X.astype(np.int32), 12, rng)
+    state = _SamplerState.initial(X.astype(np.int32), 12, 0.1, 0.1, rng)
     for _ in range(3):
-        state.sweep(0.1, 0.1, rng)
+        state.sweep(rng)
         m_z, n_z, n_wz = state.stats
         fresh = (np.zeros_like(m_z), np.zeros_like(n_z), np.zeros_like(n_wz))
         kernels.build_counts(state.docs, state.z, fresh)
