@@ -9,7 +9,6 @@ exit status 2; Ctrl-C exits with status 130.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,8 +32,9 @@ INTERRUPTED = 130
 USER_ERROR = 2
 
 
-def _echo_error(message: str) -> None:
-    typer.echo(f"error: {' '.join(str(message).split())}", err=True)
+def _echo_error(error: ShortclustError) -> None:
+    # ShortclustError keeps its own message on one line.
+    typer.echo(f"error: {error}", err=True)
 
 
 @contextmanager
@@ -43,7 +43,7 @@ def _user_errors():
     try:
         yield
     except ShortclustError as exc:
-        _echo_error(str(exc))
+        _echo_error(exc)
         raise typer.Exit(USER_ERROR) from None
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
@@ -101,11 +101,13 @@ def data_list(
     with _user_errors():
         from rich.console import Console
 
-        from shortclust.data import list_datasets, resolve_data_dir
+        from shortclust.data.registry import data_dir_origin, list_datasets, resolve_data_dir
 
         directory = resolve_data_dir(data_dir)
         console = Console(highlight=False)
-        origin = _data_dir_origin(data_dir)
+        origin = data_dir_origin(data_dir)
+        if origin == "the user cache":
+            origin += "; set $SHORTCLUST_DATA or --data-dir to use another"
         console.print(f"data directory: {directory} (from {origin})", markup=False)
         console.print(_datasets_table(list_datasets(data_dir), directory))
 
@@ -119,13 +121,14 @@ def data_info(
     with _user_errors():
         from dataclasses import asdict
 
-        from shortclust.data import get_info, list_datasets, resolve_data_dir
+        from shortclust.data.registry import find_dataset_file, get_info, resolve_data_dir
 
         info = get_info(name)
-        path = dict((i.name, p) for i, p in list_datasets(data_dir)).get(info.name)
+        directory = resolve_data_dir(data_dir)
+        path = find_dataset_file(info, directory)
         fields = asdict(info) | {
             "present": _yes_no(path is not None),
-            "path": str(path) if path else f"(not in {resolve_data_dir(data_dir)})",
+            "path": str(path) if path else f"(not in {directory})",
         }
         for key, value in fields.items():
             typer.echo(f"{key:<18} {_yes_no(value) if isinstance(value, bool) else value}")
@@ -175,18 +178,10 @@ def _relative_to(path: Path | None, directory: Path) -> str:
         return str(path)
 
 
-def _data_dir_origin(data_dir) -> str:
-    if data_dir is not None and str(data_dir) != "":
-        return "--data-dir"
-    if os.environ.get("SHORTCLUST_DATA"):
-        return "$SHORTCLUST_DATA"
-    return "the user cache; set $SHORTCLUST_DATA or --data-dir to use another"
-
-
 def main() -> None:
     """Console-script entry point (``shortclust``); also ``python -m shortclust``."""
     try:
         app(prog_name="shortclust")
     except ShortclustError as exc:  # raised outside a command, e.g. while importing
-        _echo_error(str(exc))
+        _echo_error(exc)
         sys.exit(USER_ERROR)

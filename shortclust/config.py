@@ -23,12 +23,12 @@ from __future__ import annotations
 import difflib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from shortclust.errors import ConfigError, ShortclustError
+from shortclust.errors import ConfigError, ShortclustError, one_line
 
 _STRICT = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
@@ -65,7 +65,7 @@ class ExperimentConfig(BaseModel):
     runs : int
         Number of runs, with seeds ``0..runs-1``, unless ``seeds`` is given.
     seeds : list of int or None
-        Explicit seeds; overrides ``runs``.
+        Explicit non-negative seeds; overrides ``runs``.
     metrics : list of str
         Metric names from ``shortclust.evaluation.metrics.METRIC_NAMES``.
     output : str or None
@@ -81,7 +81,9 @@ class ExperimentConfig(BaseModel):
     preprocess: str = "auto"
     model: ModelSpec
     runs: int = Field(default=1, ge=1)
-    seeds: list[int] | None = None
+    # Seeds become numpy/scikit-learn random states, which must be non-negative; checking
+    # here stops a bad seed before any run instead of as a traceback in the middle.
+    seeds: list[Annotated[int, Field(ge=0)]] | None = None
     metrics: list[str] = Field(default_factory=lambda: list(_metric_names()))
     output: str | None = None
     sweep: dict[str, Any] | None = None
@@ -196,7 +198,7 @@ def _read_yaml_mapping(path: Path) -> dict:
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a directory, expected a YAML config file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read config file ({_single_line(exc)})") from None
+        raise ConfigError(f"{path}: cannot read config file ({one_line(exc)})") from None
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -214,7 +216,7 @@ def _read_yaml_mapping(path: Path) -> dict:
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or _single_line(exc)
+    problem = getattr(exc, "problem", None) or one_line(exc)
     if mark is None:
         return f"malformed YAML ({problem})"
     return f"malformed YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
@@ -349,11 +351,11 @@ def _validate_param_values(model_class: type, spec: ModelSpec, where: str) -> No
     except ShortclustError as exc:
         # Say where the value lives, so the fix is one edit or one --set away.
         raise ConfigError(
-            f"{where}: model.params: {_single_line(exc)} (edit the config or pass "
+            f"{where}: model.params: {one_line(exc)} (edit the config or pass "
             f"--set model.params.NAME=VALUE)"
         ) from None
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{where}: model '{spec.name}': {_single_line(exc)}") from None
+        raise ConfigError(f"{where}: model '{spec.name}': {one_line(exc)}") from None
 
 
 def full_model_params(spec: ModelSpec) -> dict[str, Any]:
@@ -395,7 +397,7 @@ def _describe_error(error: dict) -> str:
         return f"unknown key '{key}'{allowed}"
     if error["type"] == "missing":
         return f"missing key '{key}'"
-    message = _single_line(error["msg"]).removeprefix("Value error, ")
+    message = one_line(error["msg"]).removeprefix("Value error, ")
     if error["type"] in ("value_error", "assertion_error") or "input" not in error:
         return f"'{key}': {message}" if loc else message
     return f"'{key}': {message} (got {_short_repr(error['input'])})"
@@ -413,7 +415,3 @@ def _short_repr(value: Any, limit: int = 40) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
-
-def _single_line(value: Any) -> str:
-    lines = [line.strip() for line in str(value).splitlines() if line.strip()]
-    return " ".join(lines) if lines else type(value).__name__

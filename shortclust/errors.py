@@ -6,8 +6,27 @@ the way out, so the CLI never shows a traceback for bad input.
 """
 
 
+def one_line(value) -> str:
+    """``str(value)`` with every run of whitespace, newlines included, made one space.
+
+    An exception without a message gives its class name, so a message quoting it is never
+    left with an empty gap.
+    """
+    text = " ".join(str(value).split())
+    if not text and isinstance(value, BaseException):
+        return type(value).__name__
+    return text
+
+
 class ShortclustError(Exception):
-    """Base class for user-facing errors: the message is shown as is, on one line."""
+    """Base class for user-facing errors: the message is shown as is, on one line.
+
+    The message is flattened here rather than at each raise site, so a quoted exception or
+    file content with a newline in it cannot break the one-line promise.
+    """
+
+    def __str__(self) -> str:
+        return one_line(super().__str__())
 
 
 class ConfigError(ShortclustError):

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from experiments.fake_estimators import TEXTS, register_fake_model, write_config, write_corpus
 from shortclust.cli import app
 from shortclust.data import list_datasets
+from shortclust.errors import DataError
 from shortclust.experiments.records import RECORD_KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,10 +105,27 @@ def test_shortclust_errors_in_a_real_process_exit_2(tmp_path):
     (["--set", "dataset=missing.jsonl"], "missing.jsonl"),
     (["--set", "metrics=[nmi, f1]"], "unknown metric 'f1'"),
     (["--set", "modle.name=fake"], "unknown key 'modle'"),
+    (["--set", "seeds=[-1]"], "'seeds.0'"),
 ])
 def test_bad_input_writes_nothing(config_path, output_dir, args, match):
     assert_one_error_line(invoke("run", config_path, *args), match)
     assert not output_dir.exists()
+
+
+def test_output_that_cannot_be_created_is_one_error_line(config_path, fake_model):
+    result = invoke("run", config_path, "--output", config_path / "out")
+    assert_one_error_line(result, "cannot create it")
+    assert fake_model.fit_calls == 0
+
+
+def test_multi_line_error_message_is_printed_on_one_line(monkeypatch):
+    import shortclust.models
+
+    def fail():
+        raise DataError("first line\n  second line")
+
+    monkeypatch.setattr(shortclust.models, "model_names", fail)
+    assert_one_error_line(invoke("models"), "error: first line second line")
 
 
 @pytest.mark.parametrize("text, match", [
@@ -221,6 +239,14 @@ def test_data_info(tmp_path):
     assert result.exit_code == 0
     assert "2472" in result.stdout and "jackyin12/GSDMM" in result.stdout
     assert f"(not in {tmp_path})" in result.stdout
+
+
+def test_data_info_of_a_present_file(tmp_path):
+    write_corpus(tmp_path / "Tweet.jsonl")
+    result = invoke("data", "info", "Tweet", "--data-dir", tmp_path)
+    assert result.exit_code == 0
+    assert f"path               {tmp_path / 'Tweet.jsonl'}" in result.stdout
+    assert "default_preprocess none" in result.stdout
 
 
 def test_data_info_unknown_name():

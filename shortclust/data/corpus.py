@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import chain
@@ -20,7 +19,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from shortclust.data.io import file_sha256, read_documents, suffix_of
+from shortclust.data.io import atomic_write, file_sha256, read_documents, suffix_of
 from shortclust.data.preprocess import Pipeline, get_pipeline
 from shortclust.data.registry import DatasetInfo, dataset_path, get_info, user_cache_home
 from shortclust.errors import DataError
@@ -505,23 +504,9 @@ def _write_cache(corpus: Corpus, pipe: Pipeline) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         # The .npz goes first: a reader trusts an entry only once its .json exists.
-        _atomic_write(directory / f"{stem}.npz", lambda f: np.savez(f, **arrays))
-        _atomic_write(directory / f"{stem}.json",
-                      lambda f: f.write(json.dumps(meta, ensure_ascii=False).encode("utf-8")))
+        atomic_write(directory / f"{stem}.npz", lambda f: np.savez(f, **arrays))
+        atomic_write(directory / f"{stem}.json",
+                     lambda f: f.write(json.dumps(meta, ensure_ascii=False).encode("utf-8")))
     except OSError:
         pass
 
-
-def _atomic_write(target: Path, write) -> None:
-    """Write through a temporary file in the same directory, then rename over ``target``."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -2,6 +2,7 @@
 
 Every problem a user's file can have is reported as a one-line :class:`DataError` that
 names the file and, where there is one, the line number (1-based, as an editor shows it).
+The module also holds :func:`atomic_write`, used for the corpus cache and run records.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import gzip
 import hashlib
 import json
 import os
+import tempfile
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,7 +20,8 @@ from pathlib import Path
 
 from shortclust.errors import DataError
 
-__all__ = ["RawDocuments", "read_documents", "file_sha256", "SUPPORTED_SUFFIXES"]
+__all__ = ["RawDocuments", "read_documents", "file_sha256", "atomic_write",
+           "SUPPORTED_SUFFIXES"]
 
 SUPPORTED_SUFFIXES = (".jsonl.gz", ".jsonl", ".csv", ".txt")
 
@@ -52,14 +55,9 @@ class RawDocuments:
         return len(self.texts)
 
 
-def _one_line(text: object) -> str:
-    """Flatten an exception text so a DataError message stays on one line."""
-    return " ".join(str(text).split())
-
-
 def _fail(path: Path, lineno: int | str | None, problem: str, way_out: str) -> DataError:
     where = f"{path}, line {lineno}" if lineno is not None else str(path)
-    return DataError(f"{where}: {_one_line(problem)}: {way_out}")
+    return DataError(f"{where}: {problem}: {way_out}")
 
 
 def suffix_of(path: str | os.PathLike) -> str | None:
@@ -371,3 +369,23 @@ def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
         except OSError as exc:
             raise _fail(path, None, f"cannot read file ({exc})", "check the file") from None
     return digest.hexdigest()
+
+
+def atomic_write(target: str | os.PathLike, write) -> None:
+    """Write ``target`` through a fsynced temporary file in its directory, then rename it.
+
+    Readers see the old file or the whole new one, never a partial file, even after a
+    crash. ``write`` receives the temporary file opened for writing bytes. The directory
+    must exist. On any failure the temporary file is removed and the error propagates.
+    """
+    target = Path(target)
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

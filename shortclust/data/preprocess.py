@@ -45,8 +45,7 @@ from typing import Callable, Iterable
 
 from shortclust.errors import DataError
 
-__all__ = ["Pipeline", "PIPELINES", "get_pipeline", "pipeline_names", "tokenize",
-           "stop_words"]
+__all__ = ["Pipeline", "PIPELINES", "get_pipeline", "tokenize", "stop_words"]
 
 # Bumped whenever a pipeline's output could change, so old cache entries are not reused.
 _REVISION = "1"
@@ -250,14 +249,7 @@ def _make_gsdmm() -> Callable[[str], list[str]]:
             return ""
         return lemma
 
-    table = _WordTable(transform)
-    lookup = table.__getitem__
-    findall = _LATIN_WORD.findall
-
-    def doc_tokens(text: str) -> list[str]:
-        return [w for w in map(lookup, findall(_strip_markup(text).lower())) if w]
-
-    return doc_tokens
+    return _word_tokenizer(_LATIN_WORD, transform)
 
 
 def _make_ncut() -> Callable[[str], list[str]]:
@@ -266,9 +258,19 @@ def _make_ncut() -> Callable[[str], list[str]]:
     stop = stop_words()
     # The algorithm as Porter published it, not NLTK's later extensions.
     stem = PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM).stem
-    table = _WordTable(lambda word: "" if word in stop else stem(word))
-    lookup = table.__getitem__
-    findall = _WORD.findall
+    return _word_tokenizer(_WORD, lambda word: "" if word in stop else stem(word))
+
+
+def _word_tokenizer(
+    word: re.Pattern, transform: Callable[[str], str]
+) -> Callable[[str], list[str]]:
+    """The document step of a paper pipeline: ``text -> tokens``.
+
+    Strips markup, lowercases, finds the words matching ``word`` and maps each through
+    ``transform`` (once per distinct word), dropping those it maps to ``""``.
+    """
+    lookup = _WordTable(transform).__getitem__
+    findall = word.findall  # bound once: this runs for every document
 
     def doc_tokens(text: str) -> list[str]:
         return [w for w in map(lookup, findall(_strip_markup(text).lower())) if w]
@@ -291,11 +293,6 @@ PIPELINES: dict[str, Pipeline] = {
         min_df=6, min_doc_words=4, _factory=_make_ncut,
         _components=lambda: f"porter-nltk-{_pkg_version('nltk')}+{_stop_words_source()}"),
 }
-
-
-def pipeline_names() -> list[str]:
-    """Names of the available pipelines."""
-    return list(PIPELINES)
 
 
 def get_pipeline(name: str | Pipeline) -> Pipeline:

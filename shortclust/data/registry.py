@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from shortclust.errors import DataError
@@ -22,6 +23,8 @@ __all__ = [
     "dataset_names",
     "get_info",
     "resolve_data_dir",
+    "data_dir_origin",
+    "find_dataset_file",
     "dataset_path",
     "list_datasets",
 ]
@@ -45,8 +48,8 @@ class DatasetInfo:
         True if the source text was already preprocessed upstream (lowercased, stop words
         removed, ...), so it only needs whitespace splitting.
     default_preprocess : str
-        Pipeline used when ``preprocess="auto"``: ``"none"`` for preprocessed sets,
-        ``"gsdmm"`` for raw ones.
+        Pipeline used when ``preprocess="auto"``, derived from ``preprocessed``: ``"none"``
+        for preprocessed sets, ``"gsdmm"`` (the GSDMM paper's 4.1.3) for raw ones.
     has_time : bool
         True if documents carry a ``time`` (a timestamp or a stream position).
     source : str
@@ -60,10 +63,14 @@ class DatasetInfo:
     n_docs: int
     n_labels: int
     preprocessed: bool
-    default_preprocess: str
+    default_preprocess: str = field(init=False)
     has_time: bool
     source: str
     description: str
+
+    def __post_init__(self):
+        # Frozen, so the derived field is set past the dataclass's __setattr__.
+        object.__setattr__(self, "default_preprocess", "none" if self.preprocessed else "gsdmm")
 
 
 _GSDMM = "jackyin12/GSDMM : data/{} @ 1b344d9de28faee43ec0df0c3cf7ea57737fe14e"
@@ -72,16 +79,14 @@ _STC2 = ("jacoxu/STC2 : dataset/{0}.txt + dataset/{0}_gnd.txt @ "
 _MSTREAM = "jackyin12/MStream : MStream/data/{} @ ac894075f2bbb93405679e237d2d5d11a325078c"
 
 
-def _pre(name, filename, n_docs, n_labels, source, description, has_time=False):
-    """A dataset whose text was preprocessed upstream (default pipeline ``none``)."""
-    return DatasetInfo(name, filename, n_docs, n_labels, True, "none", has_time, source,
+def _entry(preprocessed, name, filename, n_docs, n_labels, source, description,
+           has_time=False):
+    return DatasetInfo(name, filename, n_docs, n_labels, preprocessed, has_time, source,
                        description)
 
 
-def _raw(name, filename, n_docs, n_labels, source, description, has_time=False):
-    """A dataset of raw text (default pipeline ``gsdmm``, the GSDMM paper's 4.1.3)."""
-    return DatasetInfo(name, filename, n_docs, n_labels, False, "gsdmm", has_time, source,
-                       description)
+_pre = partial(_entry, True)   # text preprocessed upstream
+_raw = partial(_entry, False)  # raw text
 
 
 # Counts and provenance as in ../shared/datasets/README.md; tests check every present file
@@ -186,12 +191,28 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
         ``$XDG_CACHE_HOME/shortclust/datasets`` (``~/.cache/shortclust/datasets``).
         The directory is not required to exist.
     """
+    return _choose_data_dir(data_dir)[0]
+
+
+def data_dir_origin(data_dir: str | os.PathLike | None = None) -> str:
+    """Which source :func:`resolve_data_dir` takes the directory from.
+
+    Returns
+    -------
+    str
+        ``"--data-dir"``, ``"$SHORTCLUST_DATA"`` or ``"the user cache"``.
+    """
+    return _choose_data_dir(data_dir)[1]
+
+
+def _choose_data_dir(data_dir) -> tuple[Path, str]:
+    """The data directory and its origin; the one place that holds the precedence."""
     if data_dir is not None and str(data_dir) != "":
-        return Path(data_dir).expanduser()
+        return Path(data_dir).expanduser(), "--data-dir"
     env = os.environ.get("SHORTCLUST_DATA", "")
     if env:
-        return Path(env).expanduser()
-    return user_cache_home() / "shortclust" / "datasets"
+        return Path(env).expanduser(), "$SHORTCLUST_DATA"
+    return user_cache_home() / "shortclust" / "datasets", "the user cache"
 
 
 def _candidates(info: DatasetInfo, directory: Path) -> list[Path]:
@@ -208,8 +229,9 @@ def _candidates(info: DatasetInfo, directory: Path) -> list[Path]:
     return [main, twin]
 
 
-def _find_file(info: DatasetInfo, directory: Path) -> Path | None:
-    for path in _candidates(info, directory):
+def find_dataset_file(info: DatasetInfo, directory: str | os.PathLike) -> Path | None:
+    """Return the file of ``info`` in ``directory`` (or its (de)compressed twin), or None."""
+    for path in _candidates(info, Path(directory)):
         if path.is_file():
             return path
     return None
@@ -226,7 +248,7 @@ def dataset_path(name: str, data_dir: str | os.PathLike | None = None) -> Path:
     """
     info = get_info(name)
     directory = resolve_data_dir(data_dir)
-    path = _find_file(info, directory)
+    path = find_dataset_file(info, directory)
     if path is None:
         raise DataError(
             f"dataset '{info.name}' ({info.filename}) not found in {directory}: "
@@ -246,4 +268,4 @@ def list_datasets(
         In registry order; the path is None when the file is absent.
     """
     directory = resolve_data_dir(data_dir)
-    return [(info, _find_file(info, directory)) for info in DATASETS]
+    return [(info, find_dataset_file(info, directory)) for info in DATASETS]

@@ -23,13 +23,13 @@ import math
 import os
 import platform
 import subprocess
-import tempfile
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
+from shortclust.data.io import atomic_write
 from shortclust.errors import DataError
 
 SCHEMA_VERSION = 1
@@ -176,22 +176,14 @@ def make_record(**fields: Any) -> dict[str, Any]:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a fsynced temp file in the same directory + rename.
+    """Write ``text`` as UTF-8 to ``path``, creating its directory, atomically.
 
-    Readers see either the old file or the whole new one, never a partial file.
+    Readers see either the old file or the whole new one, never a partial file (see
+    :func:`shortclust.data.io.atomic_write`).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
 
 
 def _json_safe(value: Any) -> Any:
@@ -247,14 +239,22 @@ class RecordStore:
             os.close(fd)
 
     def _drop_partial_tail(self) -> None:
-        """Cut a trailing line without newline (a write interrupted by a crash)."""
-        if not self.exists() or self.records_path.stat().st_size == 0:
-            return
-        content = self.records_path.read_bytes()
-        if content.endswith(b"\n"):
+        """Cut a trailing line without newline (a write interrupted by a crash).
+
+        Only the last byte is read in the usual case, so appending stays cheap however
+        many records the file already holds.
+        """
+        if not self.exists():
             return
         with open(self.records_path, "r+b") as handle:
-            handle.truncate(content.rfind(b"\n") + 1)
+            size = handle.seek(0, os.SEEK_END)
+            if size == 0:
+                return
+            handle.seek(size - 1)
+            if handle.read(1) == b"\n":
+                return
+            handle.seek(0)
+            handle.truncate(handle.read().rfind(b"\n") + 1)
             handle.flush()
             os.fsync(handle.fileno())
 

@@ -1,9 +1,10 @@
 """Run one experiment config: every seed once, a record per run, a summary at the end.
 
 Everything that can be checked is checked before anything is written: the config, the
-model and its parameters, and the dataset (found and loadable). Then the corpus is loaded
-once and each seed fits a fresh estimator, whose labels and record are written before the
-next run starts, so an interruption loses at most the run in progress.
+model and its parameters, the dataset (found and loadable) and, on ``resume``, the existing
+records; creating the output directory comes last, before the first fit. The corpus is
+loaded once and each seed fits a fresh estimator, whose labels and record are written
+before the next run starts, so an interruption loses at most the run in progress.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def run_experiment(
     Raises
     ------
     ConfigError, DataError, ParameterError
-        Before anything is written, for a bad config, model, parameter or dataset.
+        Before any fit, for a bad config, model, parameter, dataset or output directory.
     ExperimentInterrupted
         On Ctrl-C, after keeping every finished record and writing the summary of them.
     """
@@ -117,6 +118,7 @@ def run_experiment(
     store = RecordStore(config.output_dir)
     say = _Messages(quiet, console)
     todo = _select_runs(store, plan, resume, say)
+    _make_output_dirs(store)
     show_bars = (not quiet) if progress is None else progress
     try:
         if todo:
@@ -156,12 +158,27 @@ def _load_corpus(config: ExperimentConfig, data_dir):
 
 
 def _plan_runs(config: ExperimentConfig, corpus, params: dict) -> list[_PlannedRun]:
-    preprocess = getattr(corpus, "preprocess", None) or config.preprocess
-    identity = (config.dataset, preprocess, config.model.name, params)
+    # The pipeline actually applied ("auto" resolved), so ids do not depend on the spelling.
+    identity = (config.dataset, corpus.preprocess, config.model.name, params)
     return [
         _PlannedRun(seed, make_run_id(*identity, seed, config.metrics))
         for seed in config.seed_list
     ]
+
+
+def _make_output_dirs(store: RecordStore) -> None:
+    """Create the output and labels directories: the last check, after every other one.
+
+    An unusable ``--output`` (under a file, not writable) then fails here in one line
+    instead of as a traceback after the first fit.
+    """
+    try:
+        store.labels_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"output '{store.output_dir}': cannot create it ({exc.strerror or exc}): "
+            "choose another directory with --output"
+        ) from None
 
 
 def _select_runs(store: RecordStore, plan, resume: bool, say) -> list[_PlannedRun]:
@@ -225,8 +242,8 @@ def _record(config, corpus, params, run, model, labels, fit_seconds) -> dict[str
         config_name=config.name,
         seed=run.seed,
         dataset=config.dataset,
-        dataset_sha256=getattr(corpus, "sha256", None),
-        preprocess=getattr(corpus, "preprocess", None) or config.preprocess,
+        dataset_sha256=corpus.sha256,
+        preprocess=corpus.preprocess,
         model=config.model.name,
         params=params,
         metrics=_metrics(corpus, labels, config.metrics),

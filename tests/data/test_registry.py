@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from shortclust.data.registry import (DATASETS, dataset_names, dataset_path, get_info,
-                                      list_datasets, resolve_data_dir)
+from shortclust.data.registry import (DATASETS, data_dir_origin, dataset_names, dataset_path,
+                                      find_dataset_file, get_info, list_datasets,
+                                      resolve_data_dir)
 from shortclust.errors import DataError
 
 # name -> (docs, labels) from ../shared/datasets/README.md
@@ -99,6 +100,14 @@ def test_home_cache_is_the_last_resort(clean_env, tmp_path):
     assert resolve_data_dir() == tmp_path / "home" / ".cache" / "shortclust" / "datasets"
 
 
+def test_data_dir_origin_follows_the_same_precedence(clean_env, tmp_path):
+    assert data_dir_origin() == "the user cache"
+    clean_env.setenv("SHORTCLUST_DATA", str(tmp_path / "env"))
+    assert data_dir_origin() == "$SHORTCLUST_DATA"
+    assert data_dir_origin(tmp_path / "arg") == "--data-dir"
+    assert data_dir_origin("") == "$SHORTCLUST_DATA"
+
+
 def test_missing_dataset_says_where_to_get_it(clean_env, tmp_path, one_line):
     clean_env.setenv("SHORTCLUST_DATA", str(tmp_path / "empty"))
     with pytest.raises(DataError) as err:
@@ -122,3 +131,9 @@ def test_list_datasets_marks_absent_files(tmp_path):
     assert paths["Tweet"] == tmp_path / "Tweet.jsonl"
     assert all(path is None for name, path in paths.items() if name != "Tweet")
     assert isinstance(paths["Tweet"], Path)
+
+
+def test_find_dataset_file_returns_none_when_absent(tmp_path):
+    assert find_dataset_file(get_info("Tweet"), tmp_path) is None
+    (tmp_path / "Tweet.jsonl.gz").write_bytes(b"")
+    assert find_dataset_file(get_info("Tweet"), tmp_path) == tmp_path / "Tweet.jsonl.gz"

@@ -179,6 +179,11 @@ def test_repeated_seed(write_yaml):
     assert_one_line_config_error(write_yaml(VALID + "seeds: [1, 1]\n"), match="repeat")
 
 
+def test_negative_seed(write_yaml):
+    # numpy rejects negative random states; caught here rather than mid-experiment
+    assert_one_line_config_error(write_yaml(VALID + "seeds: [3, -1]\n"), match="'seeds.1'")
+
+
 def test_unknown_metric(write_yaml):
     path = write_yaml(VALID + "metrics: [nmi, f1]\n")
     assert_one_line_config_error(path, match="unknown metric 'f1'")

@@ -104,6 +104,15 @@ def test_truncated_last_line_is_ignored_then_cut(tmp_path):
     assert "half-writ" not in store.records_path.read_text()
 
 
+def test_file_holding_only_an_unfinished_line_is_cut_to_nothing(tmp_path):
+    store = RecordStore(tmp_path)
+    store.records_path.write_text('{"run_id": "half')
+    assert store.load() == []
+    store.append(make_record(**run_fields("a")))
+    assert [r["run_id"] for r in store.load()] == ["a"]
+    assert store.records_path.read_text().count("\n") == 1
+
+
 def test_corrupt_middle_line_is_a_one_line_data_error(tmp_path):
     store = RecordStore(tmp_path)
     store.records_path.write_text('{"run_id": "a"}\nnot json\n{"run_id": "b"}\n')

@@ -125,6 +125,13 @@ def test_output_that_is_a_file_is_a_config_error(config_path, output_dir):
         run(config_path)
 
 
+def test_output_that_cannot_be_created_fails_before_any_fit(config_path, tmp_path, fake_model):
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(ConfigError, match="cannot create it .* choose another directory"):
+        run(config_path, f"output={tmp_path / 'a-file' / 'out'}")
+    assert fake_model.fit_calls == 0 and fake_model.warm_up_fits == 0
+
+
 def test_corrupt_records_stop_a_resume_before_writing(config_path, output_dir):
     output_dir.mkdir()
     (output_dir / "records.jsonl").write_text("garbage\n")
