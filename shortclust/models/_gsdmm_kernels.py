@@ -183,6 +183,29 @@ def _eq4_weights(d, docs, stats, cache, alpha, beta, v_beta, n_active, num, den)
 
 
 @njit(cache=True)
+def _log_eq4(d, doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, v_beta,
+             n_clusters, out):
+    """log of Eq. 4 (without its constant) for document ``d`` and clusters ``0..n_clusters-1``.
+
+    OUT: ``out[:n_clusters]``. Returns the same for an empty cluster. Works in logs,
+    which cannot overflow; used where speed does not matter.
+    """
+    empty = np.log(alpha)
+    for k in range(n_clusters):
+        out[k] = np.log(m_z[k] + alpha)
+    position = 0
+    for idx in range(doc_ptr[d], doc_ptr[d + 1]):
+        row = n_wz[doc_words[idx]]
+        for j in range(doc_counts[idx]):
+            length_offset = v_beta + position
+            for k in range(n_clusters):
+                out[k] += np.log(row[k] + beta + j) - np.log(n_z[k] + length_offset)
+            empty += np.log(beta + j) - np.log(length_offset)
+            position += 1
+    return empty
+
+
+@njit(cache=True)
 def _log_space_weights(d, docs, stats, alpha, beta, v_beta, n_active, num):
     """Eq. 4 weights through logs, scaled so the largest is 1; returns the empty weight.
 
@@ -191,18 +214,8 @@ def _log_space_weights(d, docs, stats, alpha, beta, v_beta, n_active, num):
     """
     doc_ptr, doc_words, doc_counts, _ = docs
     m_z, n_z, n_wz = stats
-    empty = np.log(alpha)
-    for k in range(n_active):
-        num[k] = np.log(m_z[k] + alpha)
-    position = 0
-    for idx in range(doc_ptr[d], doc_ptr[d + 1]):
-        row = n_wz[doc_words[idx]]
-        for j in range(doc_counts[idx]):
-            length_offset = v_beta + position
-            for k in range(n_active):
-                num[k] += np.log(row[k] + beta + j) - np.log(n_z[k] + length_offset)
-            empty += np.log(beta + j) - np.log(length_offset)
-            position += 1
+    empty = _log_eq4(d, doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta,
+                     v_beta, n_active, num)
     largest = empty
     for k in range(n_active):
         largest = max(largest, num[k])
@@ -335,16 +348,8 @@ def log_posterior(doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, v
 
     IN: CSR rows of the new documents, fitted ``m_z``, ``n_z``, word-major ``n_wz``.
     OUT: ``out[d, k]`` = log p(z_d = k | fitted counts) up to a per-document constant.
-    Works in logs: scoring is not the hot loop, and logs cannot overflow.
     """
     n_docs, n_clusters = out.shape
     for d in range(n_docs):
-        for k in range(n_clusters):
-            out[d, k] = np.log(m_z[k] + alpha)
-        position = 0
-        for idx in range(doc_ptr[d], doc_ptr[d + 1]):
-            row = n_wz[doc_words[idx]]
-            for j in range(doc_counts[idx]):
-                for k in range(n_clusters):
-                    out[d, k] += np.log(row[k] + beta + j) - np.log(n_z[k] + v_beta + position)
-                position += 1
+        _log_eq4(d, doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, v_beta,
+                 n_clusters, out[d])
