@@ -86,8 +86,62 @@ def run(
         if output is not None:
             overrides.append(f"output={json.dumps(str(output))}")
         experiment = load_config(config, overrides)
+        if experiment.stream is not None:
+            from shortclust.experiments.stream import run_stream as runner
+        else:
+            runner = run_experiment
         try:
-            run_experiment(experiment, resume=resume, data_dir=data_dir, quiet=quiet)
+            runner(experiment, resume=resume, data_dir=data_dir, quiet=quiet)
+        except ExperimentInterrupted as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(exc.exit_code) from None
+
+
+DEFAULT_SWEEP_CONFIG = Path("configs/gsdmm_tweet.yaml")
+
+
+@app.command()
+def sweep(
+    config: Path = typer.Argument(
+        DEFAULT_SWEEP_CONFIG, help="Experiment YAML file (default: configs/gsdmm_tweet.yaml)."
+    ),
+    param: str = typer.Option(
+        ..., "--param", help="Model parameter to vary, e.g. beta (or model.params.beta)."
+    ),
+    values: Optional[str] = typer.Option(
+        None, "--values", metavar="V1,V2,...",
+        help="Comma-separated grid (default: the config's `sweep:` grid for PARAM).",
+    ),
+    set_: Optional[List[str]] = typer.Option(
+        None, "--set", metavar="KEY=VALUE", help="Override a config value (as for `run`)."
+    ),
+    runs: Optional[int] = typer.Option(
+        None, "--runs", min=1, help="Seeds 0..N-1 at every grid value (replaces the config's)."
+    ),
+    output: Optional[Path] = typer.Option(
+        None, "--output", help="Output directory (default: <config output>_sweep_<PARAM>)."
+    ),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
+    resume: bool = typer.Option(
+        False, "--resume", help="Skip runs already in records.jsonl instead of starting fresh."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bars, messages or table."),
+) -> None:
+    """Run a config over a grid of one model parameter; write a table and a figure."""
+    with _user_errors():
+        from shortclust.config import load_config
+        from shortclust.experiments.runner import ExperimentInterrupted
+        from shortclust.experiments.sweep import default_sweep_output, resolve_sweep, run_sweep
+
+        overrides = list(set_ or [])
+        if runs is not None:
+            overrides.append(f"runs={runs}")
+        experiment = load_config(config, overrides)
+        name, grid = resolve_sweep(experiment, param, values)
+        target = output if output is not None else default_sweep_output(experiment, name)
+        experiment = experiment.model_copy(update={"output": str(target)})
+        try:
+            run_sweep(experiment, name, grid, resume=resume, data_dir=data_dir, quiet=quiet)
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None

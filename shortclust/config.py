@@ -70,8 +70,12 @@ class ExperimentConfig(BaseModel):
         Metric names from ``shortclust.evaluation.metrics.METRIC_NAMES``.
     output : str or None
         Output directory; ``None`` means ``runs/<name>`` (see :attr:`output_dir`).
-    sweep, stream : dict or None
-        Reserved for parameter sweeps and streaming experiments.
+    sweep : dict or None
+        Grids for ``shortclust sweep``: model parameter name -> list of values, e.g.
+        ``{beta: [0.02, 0.04, 0.1]}``. ``shortclust run`` ignores it and runs the base setting.
+    stream : dict or None
+        Streaming mode (see :mod:`shortclust.experiments.stream`): the corpus is ordered by
+        time and fed to the model in batches.
     """
 
     model_config = _STRICT
@@ -116,6 +120,21 @@ class ExperimentConfig(BaseModel):
         if not names:
             raise ValueError(f"must list at least one metric (choose from {', '.join(known)})")
         return names
+
+    @field_validator("sweep")
+    @classmethod
+    def _grids_are_lists(cls, sweep: dict[str, Any] | None) -> dict[str, Any] | None:
+        if sweep is None:
+            return None
+        grids = {}
+        for name, values in sweep.items():
+            key = str(name).removeprefix("model.params.")
+            if not isinstance(values, list) or not values:
+                raise ValueError(
+                    f"'{name}' must be a non-empty list of values, e.g. {key}: [0.05, 0.1]"
+                )
+            grids[key] = values
+        return grids
 
     @model_validator(mode="after")
     def _runs_match_seeds(self) -> ExperimentConfig:

@@ -70,6 +70,7 @@ class ExperimentResult:
 class _PlannedRun:
     seed: int
     run_id: str
+    params: dict[str, Any]
 
 
 def run_experiment(
@@ -79,8 +80,10 @@ def run_experiment(
     quiet: bool = False,
     progress: bool | None = None,
     console=None,
+    points: list[dict[str, Any]] | None = None,
+    table: bool = True,
 ) -> ExperimentResult:
-    """Fit the configured model once per seed, record every run, and summarise.
+    """Fit the configured model once per seed (and grid point), record every run, summarise.
 
     Parameters
     ----------
@@ -99,6 +102,11 @@ def run_experiment(
     console : rich.console.Console, optional
         Where messages, bars and the table go (default: stderr for messages and bars,
         stdout for the table).
+    points : list of dict, optional
+        Grid points of a sweep: each maps model parameter names to values that replace the
+        config's. Every point runs every seed. Default: the config's parameters only.
+    table : bool
+        Print the summary table at the end (unless ``quiet``); a sweep prints its own.
 
     Returns
     -------
@@ -112,9 +120,9 @@ def run_experiment(
         On Ctrl-C, after keeping every finished record and writing the summary of them.
     """
     model_class = _check_config(config)
+    param_sets = _param_sets(config, points)
     corpus = _load_corpus(config, data_dir)
-    params = full_model_params(config.model)
-    plan = _plan_runs(config, corpus, params)
+    plan = _plan_runs(config, corpus, param_sets)
     store = RecordStore(config.output_dir)
     say = _Messages(quiet, console)
     todo = _select_runs(store, plan, resume, say)
@@ -122,14 +130,14 @@ def run_experiment(
     show_bars = (not quiet) if progress is None else progress
     try:
         if todo:
-            _warm_up(model_class, params, corpus)
+            _warm_up(model_class, todo[0].params, corpus)
         with _Progress(show_bars, len(plan), len(plan) - len(todo), console) as bars:
             for run in todo:
-                _run_once(config, corpus, model_class, params, run, store, bars)
+                _run_once(config, corpus, model_class, run, store, bars)
     except KeyboardInterrupt:
         _finish(store, say, print_table=False)
         raise ExperimentInterrupted(_count_done(store, plan), len(plan)) from None
-    records, summary = _finish(store, say, print_table=not quiet)
+    records, summary = _finish(store, say, print_table=table and not quiet)
     return ExperimentResult(records, summary, store.output_dir, len(todo), len(plan) - len(todo))
 
 
@@ -138,12 +146,6 @@ def run_experiment(
 
 
 def _check_config(config: ExperimentConfig) -> type:
-    for section in ("sweep", "stream"):
-        if getattr(config, section) is not None:
-            raise ConfigError(
-                f"config '{config.name}' has a '{section}' section, which `shortclust run` "
-                "does not handle yet: remove the section to run the base setting"
-            )
     if config.output_dir.exists() and not config.output_dir.is_dir():
         raise ConfigError(
             f"output '{config.output_dir}' is a file: choose a directory with --output"
@@ -157,13 +159,35 @@ def _load_corpus(config: ExperimentConfig, data_dir):
     return load_corpus(config.dataset, preprocess=config.preprocess, data_dir=data_dir)
 
 
-def _plan_runs(config: ExperimentConfig, corpus, params: dict) -> list[_PlannedRun]:
+def _param_sets(config: ExperimentConfig, points) -> list[dict[str, Any]]:
+    """Full, checked constructor parameters for each grid point (the config's alone if none).
+
+    Every point is validated before anything runs, so a bad value in the middle of a grid
+    stops the sweep up front instead of after hours of work.
+    """
+    param_sets = []
+    for point in points or [{}]:
+        spec = config.model.model_copy(update={"params": {**config.model.params, **point}})
+        where = f"config '{config.name}'" + (f" at {_describe_point(point)}" if point else "")
+        check_model_params(spec, where=where)
+        param_sets.append(full_model_params(spec))
+    return param_sets
+
+
+def _describe_point(point: dict[str, Any]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in point.items())
+
+
+def _plan_runs(config: ExperimentConfig, corpus, param_sets) -> list[_PlannedRun]:
     # The pipeline actually applied ("auto" resolved), so ids do not depend on the spelling.
-    identity = (config.dataset, corpus.preprocess, config.model.name, params)
-    return [
-        _PlannedRun(seed, make_run_id(*identity, seed, config.metrics))
-        for seed in config.seed_list
-    ]
+    plan = []
+    for params in param_sets:
+        identity = (config.dataset, corpus.preprocess, config.model.name, params)
+        plan += [
+            _PlannedRun(seed, make_run_id(*identity, seed, config.metrics), params)
+            for seed in config.seed_list
+        ]
+    return plan
 
 
 def _make_output_dirs(store: RecordStore) -> None:
@@ -215,15 +239,15 @@ def _warm_up(model_class, params, corpus, n_docs: int = 32) -> None:
         pass
 
 
-def _run_once(config, corpus, model_class, params, run: _PlannedRun, store, bars) -> None:
-    model = model_class(**params, random_state=run.seed)
+def _run_once(config, corpus, model_class, run: _PlannedRun, store, bars) -> None:
+    model = model_class(**run.params, random_state=run.seed)
     bars.start_run(run.seed)
     started = time.perf_counter()
     model.fit(corpus.counts, callback=bars.iteration)
     fit_seconds = time.perf_counter() - started
     labels = _fitted_labels(model, corpus)
     store.write_labels(run.run_id, labels)
-    store.append(_record(config, corpus, params, run, model, labels, fit_seconds))
+    store.append(_record(config, corpus, run.params, run, model, labels, fit_seconds))
     bars.end_run()
 
 

@@ -102,12 +102,31 @@ def test_unlabelled_corpus_records_no_metrics(tmp_path, fake_model, output_dir):
 @pytest.mark.parametrize("override, error", [
     ("dataset=no-such-dataset", DataError),
     ("dataset=missing.jsonl", DataError),
-    ("sweep={alpha: [0.1, 0.2]}", ConfigError),
 ])
 def test_problems_are_found_before_anything_is_written(config_path, output_dir, override, error):
     config = load_config(config_path, [override])
     with pytest.raises(error):
         run_experiment(config, quiet=True)
+    assert not output_dir.exists()
+
+
+def test_run_ignores_a_declared_sweep_grid(config_path, output_dir):
+    result = run(config_path, "sweep={alpha: [0.1, 0.2]}")
+    assert {r["params"]["alpha"] for r in result.records} == {0.5}
+
+
+def test_grid_points_each_run_every_seed(config_path, output_dir):
+    config = load_config(config_path)
+    result = run_experiment(config, quiet=True, points=[{"alpha": 0.1}, {"alpha": 0.2}])
+    pairs = [(r["params"]["alpha"], r["seed"]) for r in result.records]
+    assert pairs == [(0.1, 0), (0.1, 1), (0.1, 2), (0.2, 0), (0.2, 1), (0.2, 2)]
+    assert len({r["run_id"] for r in result.records}) == 6
+
+
+def test_a_bad_grid_point_stops_the_sweep_before_any_fit(config_path, output_dir):
+    config = load_config(config_path)
+    with pytest.raises(ConfigError, match="at alpha=-1"):
+        run_experiment(config, quiet=True, points=[{"alpha": 0.1}, {"alpha": -1}])
     assert not output_dir.exists()
 
 
