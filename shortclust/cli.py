@@ -147,6 +147,43 @@ def sweep(
             raise typer.Exit(exc.exit_code) from None
 
 
+@app.command()
+def reproduce(
+    paper: str = typer.Argument(..., help="Paper to reproduce (gsdmm) or 'all'."),
+    runs: Optional[int] = typer.Option(
+        None, "--runs", min=1,
+        help="Seeds 0..N-1 for every config (default: the paper's run counts).",
+    ),
+    only: Optional[str] = typer.Option(
+        None, "--only", metavar="ITEM,...",
+        help="Reproduce only these items (e.g. table2,beta); default: every item.",
+    ),
+    results: Path = typer.Option(
+        Path("results"), "--results", help="Where tables and figures go (<results>/<paper>/)."
+    ),
+    work_dir: Path = typer.Option(
+        Path("runs/reproduce"), "--work-dir",
+        help="Where run records go; finished runs there are reused.",
+    ),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress output."),
+) -> None:
+    """Regenerate a paper's tables and figures, reproduced numbers beside the reported ones."""
+    with _user_errors():
+        from shortclust.experiments.reproduce import paper_items, paper_names
+        from shortclust.experiments.reproduce import reproduce as reproduce_paper
+
+        papers = paper_names() if paper == "all" else [paper]
+        items = [part.strip() for part in only.split(",") if part.strip()] if only else None
+        for name in papers:
+            paper_items(name)  # an unknown paper fails before any run
+        for name in papers:
+            job = reproduce_paper(name, runs=runs, only=items, results_dir=results,
+                                  work_dir=work_dir, data_dir=data_dir, quiet=quiet)
+            if not quiet:
+                typer.echo(f"{name}: wrote {len(job.written)} files under {results / name}")
+
+
 @data_app.command("list")
 def data_list(
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),

@@ -1,0 +1,209 @@
+"""Paper reproductions: run each table's and figure's configs, then write reproduced beside reported.
+
+A paper module (``shortclust.papers.<name>``) lists its items (a table or a figure each, or a
+group sharing runs) as functions of a :class:`Reproduction`, which runs configs through the
+ordinary runner (records under ``runs/reproduce/<paper>/``, resumed across invocations) and
+writes Markdown, CSV and PNG under ``results/<paper>/``. Tables and figures are computed from
+the records of the seeds asked for, nothing else.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from importlib import import_module
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from shortclust.errors import ConfigError
+from shortclust.experiments.records import atomic_write_text
+
+#: paper name -> module defining ``ITEMS`` (an ordered dict of item name -> function).
+PAPERS = {"gsdmm": "shortclust.papers.gsdmm"}
+
+
+def paper_names() -> list[str]:
+    """Papers with a reproduction, in the order ``reproduce all`` runs them."""
+    return list(PAPERS)
+
+
+def paper_items(paper: str) -> dict[str, Callable]:
+    """The ``ITEMS`` of a paper module; ConfigError for an unknown paper."""
+    if paper not in PAPERS:
+        raise ConfigError(
+            f"no reproduction for paper '{paper}': choose one of {', '.join(paper_names())} or all"
+        )
+    return import_module(PAPERS[paper]).ITEMS
+
+
+@dataclass
+class Reproduction:
+    """Where one paper's reproduction reads configs, keeps records and writes results.
+
+    Attributes
+    ----------
+    paper : str
+        Paper name (``gsdmm``).
+    runs : int or None
+        Seeds ``0..runs-1`` for every config; ``None`` keeps each config's own count
+        (the paper's).
+    results_dir : Path
+        ``results/<paper>``: the committed tables and figures.
+    work_dir : Path
+        ``runs/reproduce/<paper>``: records and labels of every run (resumable).
+    data_dir : path or None
+        Dataset directory (default: ``$SHORTCLUST_DATA``).
+    quiet : bool
+        No progress output.
+    """
+
+    paper: str
+    runs: int | None = None
+    results_dir: Path = Path("results")
+    work_dir: Path = Path("runs/reproduce")
+    data_dir: Any = None
+    quiet: bool = False
+    written: list[Path] = field(default_factory=list)
+
+    def config(self, path, dataset: str | None = None, overrides=()):
+        """Load a config, with ``dataset``, ``--runs`` and ``overrides`` applied."""
+        from shortclust.config import load_config
+
+        changes = list(overrides)
+        if dataset is not None:
+            changes.append(f"dataset={dataset}")
+        if self.runs is not None:
+            changes.append(f"runs={self.runs}")
+        return load_config(path, changes)
+
+    def run(self, path, tag: str, dataset: str | None = None, overrides=()) -> list[dict]:
+        """Run a config (resuming) and return the records of its seeds."""
+        from shortclust.experiments.runner import run_experiment
+
+        config = self._with_output(self.config(path, dataset, overrides), tag)
+        self._say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
+                  f"{config.runs} runs)")
+        result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
+                                progress=not self.quiet)
+        return _of_seeds(result.records, config.seed_list)
+
+    def sweep(self, path, tag: str, dataset: str | None = None, overrides=()) -> pd.DataFrame:
+        """Run a config's declared sweep grid (resuming); return its sweep table."""
+        from shortclust.experiments.runner import run_experiment
+        from shortclust.experiments.sweep import sweep_frame
+
+        config = self._with_output(self.config(path, dataset, overrides), tag)
+        (param, values), = config.sweep.items()
+        self._say(f"{self.paper}: {tag} ({param} sweep on {config.dataset}, "
+                  f"{len(values)} values x {config.runs} runs)")
+        result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
+                                progress=not self.quiet, points=[{param: v} for v in values])
+        return sweep_frame(_of_seeds(result.records, config.seed_list), param, values)
+
+    def _with_output(self, config, tag: str):
+        return config.model_copy(update={"output": str(self.work_dir / self.paper / tag)})
+
+    def write_text(self, name: str, text: str) -> Path:
+        """Write a results file (atomically) and remember it."""
+        path = self.results_dir / self.paper / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, text)
+        self.written.append(path)
+        return path
+
+    def write_table(self, name: str, frame: pd.DataFrame, markdown: str) -> None:
+        """``<name>.csv`` from ``frame`` and ``<name>.md`` from ``markdown``."""
+        self.write_text(f"{name}.csv", frame.to_csv(index=False))
+        self.write_text(f"{name}.md", markdown)
+
+    def figure_path(self, name: str) -> Path:
+        """Where ``<name>.png`` goes; the caller saves the figure there."""
+        path = self.results_dir / self.paper / f"{name}.png"
+        self.written.append(path)
+        return path
+
+    def _say(self, message: str) -> None:
+        if not self.quiet:
+            from rich.console import Console
+
+            Console(stderr=True, highlight=False).print(message, markup=False)
+
+
+def _of_seeds(records: list[dict], seeds: list[int]) -> list[dict]:
+    # A work directory may hold more seeds from an earlier, longer reproduction.
+    wanted = set(seeds)
+    return [r for r in records if r.get("seed") in wanted]
+
+
+def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None,
+              results_dir="results", work_dir="runs/reproduce", data_dir=None,
+              quiet: bool = False) -> Reproduction:
+    """Run a paper's items (all, or those named in ``only``) and write its results.
+
+    Raises
+    ------
+    ConfigError
+        Unknown paper or item; DataError / ParameterError from the runs themselves.
+    """
+    items = paper_items(paper)
+    chosen = _choose_items(paper, items, only)
+    job = Reproduction(paper, runs, Path(results_dir), Path(work_dir), data_dir, quiet)
+    for name in chosen:
+        started = time.perf_counter()
+        items[name](job)
+        job._say(f"{paper}: {name} done in {time.perf_counter() - started:.0f} s")
+    return job
+
+
+def _choose_items(paper: str, items: dict, only: list[str] | None) -> list[str]:
+    if not only:
+        return list(items)
+    unknown = [name for name in only if name not in items]
+    if unknown:
+        raise ConfigError(
+            f"paper '{paper}' has no item '{unknown[0]}': choose from {', '.join(items)}"
+        )
+    return [name for name in items if name in only]
+
+
+# --------------------------------------------------------------------------------------------
+# shared table formatting
+
+
+def mean_std(values, digits: int = 3) -> str:
+    """``mean ± std`` (sample std, ddof=1; 0 for one value) or ``n/a`` for no values."""
+    series = pd.Series(list(values), dtype=float).dropna()
+    if series.empty:
+        return "n/a"
+    std = series.std(ddof=1) if len(series) > 1 else 0.0
+    return f"{series.mean():.{digits}f} ± {std:.{digits}f}"
+
+
+def markdown_table(headers: list[str], rows: list[list[Any]]) -> str:
+    """A Markdown table from header and row cells (``|`` escaped)."""
+    def line(cells):
+        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+    return "\n".join([line(headers), line(["---"] * len(headers))] + [line(r) for r in rows])
+
+
+def metric_values(records: list[dict], metric: str) -> list[float]:
+    """One metric of every record (``n_clusters`` and ``fit_seconds`` too)."""
+    if metric in ("n_clusters", "fit_seconds"):
+        return [r[metric] for r in records]
+    return [(r.get("metrics") or {}).get(metric) for r in records]
+
+
+def provenance_line(job: Reproduction, extra: str = "") -> str:
+    """The footer of every results file: the command and the run counts.
+
+    No commit hash or date: the same records must give the same bytes, so that committed
+    results can be checked against a regeneration (each record carries its commit).
+    """
+    runs = "each config's own run count" if job.runs is None else f"--runs {job.runs}"
+    text = (f"Generated by `shortclust reproduce {job.paper}` ({runs}); numbers are "
+            "mean ± sample std over runs with seeds 0..N-1; the records under "
+            f"`{job.work_dir}/{job.paper}/` carry each run's commit, versions and checksum.")
+    return text + (" " + extra if extra else "")

@@ -1,0 +1,1 @@
+"""One module per reproduced paper: its reported numbers and how each table/figure is rebuilt."""

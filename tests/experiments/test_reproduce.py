@@ -1,0 +1,98 @@
+"""The reproduction harness with a fake paper, and the GSDMM paper's bookkeeping."""
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import shortclust.experiments.reproduce as reproduce_module
+from experiments import fake_paper
+from shortclust.cli import app
+from shortclust.errors import ConfigError
+from shortclust.experiments.reproduce import mean_std, paper_items, reproduce
+
+
+@pytest.fixture
+def paper(monkeypatch, config_path):
+    monkeypatch.setitem(reproduce_module.PAPERS, "fake", "experiments.fake_paper")
+    monkeypatch.setattr(fake_paper, "CONFIG", config_path)
+    return "fake"
+
+
+def run_fake(paper, tmp_path, **options):
+    return reproduce(paper, results_dir=tmp_path / "results", work_dir=tmp_path / "work",
+                     quiet=True, **options)
+
+
+def test_items_write_results_from_their_runs(paper, tmp_path):
+    job = run_fake(paper, tmp_path)
+    results = tmp_path / "results" / "fake"
+    assert sorted(p.name for p in results.iterdir()) == ["sweep.csv", "sweep.md", "table.md"]
+    assert "| nmi |" in (results / "table.md").read_text()
+    assert "| 3 |" in (results / "table.md").read_text()  # the config's own 3 runs
+    sweep = pd.read_csv(results / "sweep.csv")
+    assert list(sweep["alpha"]) == [0.1, 0.3] and list(sweep["runs"]) == [3, 3]
+    assert len(job.written) == 3
+
+
+def test_runs_option_limits_the_seeds_used_even_when_more_are_recorded(paper, tmp_path,
+                                                                        fake_model):
+    run_fake(paper, tmp_path)
+    fake_model.fit_calls = 0
+    run_fake(paper, tmp_path, runs=2)
+    assert fake_model.fit_calls == 0  # seeds 0 and 1 were recorded by the first call
+    assert "| 2 |" in (tmp_path / "results" / "fake" / "table.md").read_text()
+    assert list(pd.read_csv(tmp_path / "results" / "fake" / "sweep.csv")["runs"]) == [2, 2]
+
+
+def test_only_runs_the_named_items(paper, tmp_path):
+    run_fake(paper, tmp_path, only=["sweep"])
+    assert not (tmp_path / "results" / "fake" / "table.md").exists()
+
+
+def test_unknown_paper_or_item_is_a_config_error(paper, tmp_path):
+    with pytest.raises(ConfigError, match="no reproduction for paper 'nope'"):
+        paper_items("nope")
+    with pytest.raises(ConfigError, match="no item 'tabel'"):
+        run_fake(paper, tmp_path, only=["tabel"])
+
+
+def test_cli_unknown_paper_is_one_error_line(tmp_path):
+    result = CliRunner().invoke(app, ["reproduce", "nope", "--results", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "no reproduction for paper 'nope'" in result.output
+    assert not (tmp_path / "r").exists()
+
+
+def test_mean_std_is_the_sample_std():
+    assert mean_std([1.0, 2.0, 3.0]) == "2.000 ± 1.000"
+    assert mean_std([0.5]) == "0.500 ± 0.000"
+    assert mean_std([]) == "n/a"
+
+
+# --- the GSDMM paper's transcriptions and checks ---------------------------------------------
+
+
+def test_gsdmm_table2_transcription_is_complete():
+    from shortclust.papers.gsdmm import GOOGLE_NEWS, TABLE2_METRICS, TABLE2_PAPER
+
+    for dataset in GOOGLE_NEWS:
+        for model in ("GSDMM", "K-means", "DMAFP"):
+            assert set(TABLE2_PAPER[dataset][model]) == set(TABLE2_METRICS)
+            # GSDMM beats K-means on every cell of the paper's table.
+        for metric in TABLE2_METRICS:
+            assert TABLE2_PAPER[dataset]["GSDMM"][metric][0] > TABLE2_PAPER[dataset]["K-means"][metric][0]
+
+
+def test_gsdmm_table2_checks_flag_a_gap_and_a_baseline_above_gsdmm():
+    from shortclust.papers.gsdmm import _table2_checks
+
+    rows = []
+    for dataset, ours, kmeans in [("GoogleNews-T", 0.880, 0.7), ("GoogleNews-S", 0.850, 0.7),
+                                  ("GoogleNews-TS", 0.930, 0.95)]:
+        rows += [{"dataset": dataset, "model": "GSDMM", "metric": "nmi", "mean": ours,
+                  "paper_mean": {"GoogleNews-T": 0.874, "GoogleNews-S": 0.896,
+                                 "GoogleNews-TS": 0.928}[dataset]},
+                 {"dataset": dataset, "model": "K-means", "metric": "nmi", "mean": kmeans,
+                  "paper_mean": 0.7}]
+    lines = _table2_checks(pd.DataFrame(rows))
+    assert "within 0.015" in lines[0] and "outside 0.015" in lines[1]
+    assert "NOT below" in lines[2] and "is below" in lines[0]
