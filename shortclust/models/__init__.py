@@ -8,6 +8,10 @@ from shortclust.errors import ConfigError
 # configs for one model do not pay for compiling every other model's kernels.
 _MODELS = {
     "gsdmm": ("shortclust.models.gsdmm", "GSDMM"),
+    "hac": ("shortclust.models.hac", "HAC"),
+    "kmeans": ("shortclust.models.kmeans", "KMeans"),
+    "minibatch_kmeans": ("shortclust.models.minibatch_kmeans", "MiniBatchKMeans"),
+    "gsdpmm": ("shortclust.models.gsdpmm", "GSDPMM"),
 }
 
 

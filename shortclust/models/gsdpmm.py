@@ -1,0 +1,314 @@
+"""GSDPMM: collapsed Gibbs sampling for the Dirichlet Process Multinomial Mixture."""
+
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import check_is_fitted
+
+from shortclust.errors import ParameterError
+from shortclust.models import _gsdmm_kernels as gsdmm_kernels
+from shortclust.models import _gsdpmm_kernels as kernels
+from shortclust.models.gsdmm import (
+    _as_counts,
+    _require_int,
+    _require_real,
+    _row_sums,
+    count_dtype,
+)
+
+# Cluster slots allocated at first; doubled whenever a sweep runs out (see _grow).
+_INITIAL_SLOTS = 64
+
+
+class GSDPMM(ClusterMixin, BaseEstimator):
+    """Gibbs Sampling Dirichlet Process Multinomial Mixture for text clustering.
+
+    The Dirichlet-process version of GSDMM: no number of clusters is given. The model
+    starts with no cluster and adds the documents one by one, each joining an existing
+    cluster or opening a new one; each iteration then re-samples every document's
+    cluster the same way. A cluster that empties disappears.
+
+    Parameters
+    ----------
+    alpha : float, default=0.1
+        Concentration of the Dirichlet process (> 0): a new cluster is chosen with
+        weight ``alpha * D`` against ``m_z`` for an existing cluster of ``m_z``
+        documents, so larger alpha gives more clusters.
+    beta : float, default=0.02
+        Symmetric Dirichlet prior on each cluster's word distribution (> 0). Smaller
+        beta makes a document less willing to join a cluster that lacks its words, so
+        it gives more, more homogeneous clusters.
+    max_iter : int, default=30
+        Number of Gibbs sweeps after the sequential initialisation.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed for the sampling. Same seed, same labels.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_documents,)
+        Cluster of each training document, numbered ``0..n_clusters_-1`` in order of
+        creation.
+    n_clusters_ : int
+        Number of clusters (all non-empty) after the last sweep.
+    n_iter_ : int
+        Number of sweeps run, the initialisation not counted.
+    cluster_sizes_ : ndarray of shape (n_clusters_,)
+        Documents per cluster, m_z.
+    cluster_word_counts_ : ndarray of shape (n_clusters_, n_features_in_)
+        Word occurrences per cluster, n_z^w.
+    n_clusters_init_ : int
+        Clusters after the sequential initialisation.
+    n_clusters_history_ : list of int
+        Clusters after each sweep.
+    n_moved_history_ : list of int
+        Documents that changed cluster in each sweep.
+    sample_seconds_ : float
+        Wall time spent in the Gibbs sweeps (initialisation and compilation excluded).
+    n_features_in_ : int
+        Vocabulary size V.
+    vocabulary_ : list of str or None
+        Words of the columns, when ``fit`` was given a Corpus.
+
+    Notes
+    -----
+    With the cluster weights of the Dirichlet process (the Chinese restaurant process)
+    in place of GSDMM's symmetric Dirichlet, Eq. 4 of Yin & Wang (2014) becomes, for
+    document d with N_d tokens and N_d^w occurrences of w (the constant D - 1 + alpha D
+    dropped)::
+
+        p(z_d = z | z_-d, d)   ~ m_z,-d  * prod_w prod_{j=1..N_d^w} (n_z,-d^w + beta + j - 1)
+                                         / prod_{i=1..N_d} (n_z,-d + V beta + i - 1)
+        p(z_d = new | z_-d, d) ~ alpha D * prod_w prod_{j=1..N_d^w} (beta + j - 1)
+                                         / prod_{i=1..N_d} (V beta + i - 1)
+
+    the existing-cluster and new-cluster conditionals of GSDPMM (Yin & Wang 2016). The
+    initialisation applies them to each document in turn, counting only the documents
+    before it. The kernel is GSDMM's (running products, blocked rescaling, cached
+    denominators, log-space fallback), see ``_gsdpmm_kernels``. ``predict_proba`` is
+    the existing-cluster conditional against the fitted counts (a Naive Bayes
+    classifier over the ``n_clusters_`` clusters found) and ``top_words`` the posterior
+    mean of each cluster's word distribution (Eq. 9 of the 2014 paper).
+
+    The defaults (alpha = 0.1, beta = 0.02, 30 iterations) are the setting under which
+    a public re-implementation (github.com/junyachen/GSDPMM) recorded its runs of the
+    paper's datasets; the paper's own text was not at hand to confirm them. On Tweet
+    they give NMI 0.871 +- 0.004 over 20 seeds with about 158 clusters for 89 labels;
+    Rakib et al. report 0.861 +- 0.019 for GSDPMM there.
+
+    References
+    ----------
+    J. Yin and J. Wang. A model-based approach for text clustering with outlier
+    detection. ICDE 2016. J. Yin and J. Wang. A Dirichlet multinomial mixture
+    model-based approach for short text clustering. KDD 2014.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix([[2, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 2], [0, 0, 2, 1]])
+    >>> model = GSDPMM(alpha=0.1, beta=0.01, max_iter=20, random_state=0)
+    >>> labels = model.fit_predict(X)
+    >>> bool(labels[0] == labels[1] and labels[2] == labels[3] and labels[0] != labels[2])
+    True
+    """
+
+    def __init__(self, *, alpha=0.1, beta=0.02, max_iter=30, random_state=None):
+        self.alpha = alpha
+        self.beta = beta
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _validate_params(self):
+        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
+        _require_real(self.alpha, "alpha", 0.0, inclusive=False)
+        _require_real(self.beta, "beta", 0.0, inclusive=False)
+        _require_int(self.max_iter, "max_iter", 1)
+
+    def fit(self, X, y=None, callback=None):
+        """Cluster the documents of X.
+
+        Parameters
+        ----------
+        X : scipy.sparse matrix of shape (n_documents, n_words) or Corpus
+            Non-negative integer word counts, one row per document. Empty rows are
+            allowed: such a document is placed by cluster popularity alone.
+        y : ignored
+        callback : callable, optional
+            Called as ``callback(iteration, max_iter, n_clusters)`` after each sweep.
+
+        Returns
+        -------
+        self : GSDPMM
+        """
+        self._validate_params()
+        counts, self.vocabulary_ = _as_counts(X)
+        rng = np.random.default_rng(self.random_state)
+        state = _SamplerState(counts, self.alpha, self.beta)
+        state.sweep(rng)  # the sequential initialisation
+        self.n_clusters_init_ = state.n_occupied
+        self.n_clusters_history_, self.n_moved_history_ = [], []
+        self.sample_seconds_ = 0.0
+        for iteration in range(1, self.max_iter + 1):
+            started = time.perf_counter()
+            n_moved = state.sweep(rng)
+            self.sample_seconds_ += time.perf_counter() - started
+            self.n_clusters_history_.append(state.n_occupied)
+            self.n_moved_history_.append(n_moved)
+            if callback is not None:
+                callback(iteration, self.max_iter, state.n_occupied)
+        self._store_fitted(state)
+        self.n_iter_ = self.max_iter
+        return self
+
+    def fit_predict(self, X, y=None, callback=None):
+        """Fit and return the cluster of each document (``labels_``)."""
+        return self.fit(X, callback=callback).labels_
+
+    def predict_proba(self, X):
+        """Probability of each fitted cluster for new documents (Naive Bayes form).
+
+        Parameters
+        ----------
+        X : scipy.sparse matrix of shape (n_documents, n_features_in_) or Corpus
+
+        Returns
+        -------
+        ndarray of shape (n_documents, n_clusters_)
+        """
+        log_p = self._log_posterior(X)
+        log_p -= log_p.max(axis=1, keepdims=True)
+        proba = np.exp(log_p)
+        return proba / proba.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        """Most probable fitted cluster of each new document."""
+        return np.argmax(self._log_posterior(X), axis=1)
+
+    def top_words(self, n=10, vocabulary=None):
+        """Representative words of each cluster by the posterior mean phi (Eq. 9, 2014).
+
+        Parameters
+        ----------
+        n : int, default=10
+        vocabulary : sequence of str, optional
+            Column words; defaults to the Corpus vocabulary seen in ``fit``, else
+            column indices are returned.
+
+        Returns
+        -------
+        list of list of (word, weight)
+            One list per cluster, most probable word first.
+        """
+        check_is_fitted(self, "labels_")
+        words = vocabulary if vocabulary is not None else self.vocabulary_
+        counts = self.cluster_word_counts_
+        phi = (counts + self.beta) / (
+            counts.sum(axis=1, keepdims=True) + self.n_features_in_ * self.beta
+        )
+        result = []
+        for row in phi:
+            top = np.argsort(-row, kind="stable")[:n]
+            result.append([(words[w] if words is not None else int(w), float(row[w])) for w in top])
+        return result
+
+    def _store_fitted(self, state):
+        n_active = state.compact()
+        m_z, _, n_wz = state.stats
+        self.labels_ = state.z.astype(np.int64)
+        self.n_clusters_ = int(n_active)
+        self.cluster_sizes_ = m_z[:n_active].astype(np.int64)
+        wide = np.int64 if n_wz.dtype == np.int64 else np.int32
+        self.cluster_word_counts_ = np.ascontiguousarray(n_wz[:, :n_active].T, dtype=wide)
+        self.n_features_in_ = n_wz.shape[0]
+
+    def _log_posterior(self, X):
+        check_is_fitted(self, "labels_")
+        counts, _ = _as_counts(X)
+        if counts.shape[1] != self.n_features_in_:
+            raise ParameterError(
+                f"X has {counts.shape[1]} word columns but the model was fitted on "
+                f"{self.n_features_in_}: build it with the training vocabulary"
+            )
+        n_wz = np.ascontiguousarray(self.cluster_word_counts_.T)
+        out = np.empty((counts.shape[0], self.n_clusters_))
+        # GSDMM's scoring with alpha = 0 weighs a cluster by m_z, as the DP does.
+        gsdmm_kernels.log_posterior(
+            counts.indptr, counts.indices, counts.data,
+            self.cluster_sizes_.astype(np.float64), n_wz.sum(axis=0).astype(np.float64),
+            n_wz, 0.0, float(self.beta), float(self.n_features_in_ * self.beta), out,
+        )
+        return out
+
+
+class _SamplerState:
+    """What the kernel works on: documents, assignment, counts and cached denominators.
+
+    Cluster slots are appended as needed; ``n_active`` slots are in use, and between
+    sweeps :meth:`compact` moves the non-empty ones to the front, in order.
+    """
+
+    def __init__(self, counts, alpha, beta):
+        n_docs, n_words = counts.shape
+        self.alpha_d, self.beta = float(alpha) * n_docs, float(beta)
+        self.v_beta = float(n_words * beta)
+        self.docs = (counts.indptr.astype(np.int64), counts.indices.astype(np.int32),
+                     counts.data.astype(np.int32), _row_sums(counts))
+        self.z = np.full(n_docs, -1, dtype=np.int32)  # -1: in no cluster yet
+        slots = min(_INITIAL_SLOTS, n_docs + 1)
+        self.stats = (np.zeros(slots), np.zeros(slots),
+                      np.zeros((n_words, slots), dtype=count_dtype(counts)))
+        self.inv_den = np.empty((gsdmm_kernels._BLOCK + 1, slots))
+        gsdmm_kernels.refresh_all_inv_den(self.inv_den, self.stats[1], self.v_beta)
+        # Every empty slot has these inverse denominators: they serve the new cluster.
+        self.empty_inv_den = self.inv_den[:, 0].copy()
+        self.scratch = (np.empty(slots), np.empty(slots))
+        self.saved = np.empty(gsdmm_kernels._BLOCK + 1)
+        self.n_active = 0
+        self.n_occupied = 0
+
+    def compact(self):
+        """Renumber the non-empty clusters to the leading slots; return their number."""
+        if self.n_active:
+            self.n_active = gsdmm_kernels.compact_clusters(self.z, self.stats)
+        return self.n_active
+
+    def sweep(self, rng):
+        """Compact, then re-sample every document once (the first call adds them all).
+
+        Draws one uniform per document up front, so growing the slots mid-sweep does not
+        change which draw a document uses. Returns the number of documents moved.
+        """
+        self.compact()
+        gsdmm_kernels.refresh_all_inv_den(self.inv_den, self.stats[1], self.v_beta)
+        uniforms = rng.random(self.z.shape[0])
+        start, n_moved = 0, 0
+        while start < self.z.shape[0]:
+            start, self.n_active, moved = kernels.dp_sweep(
+                self.docs, self.z, self.stats, (self.inv_den, self.empty_inv_den),
+                self.alpha_d, self.beta, self.v_beta, self.n_active, start, uniforms,
+                *self.scratch, self.saved,
+            )
+            n_moved += moved
+            if start < self.z.shape[0]:
+                self._grow()
+        self.n_occupied = int(np.count_nonzero(self.stats[0][:self.n_active]))
+        return n_moved
+
+    def _grow(self):
+        """Double the cluster slots; the new ones are empty and come last."""
+        m_z, n_z, n_wz = self.stats
+        old, new = m_z.shape[0], 2 * m_z.shape[0]
+        wider_n_wz = np.zeros((n_wz.shape[0], new), dtype=n_wz.dtype)
+        wider_n_wz[:, :old] = n_wz
+        self.stats = (_padded(m_z, new), _padded(n_z, new), wider_n_wz)
+        inv_den = np.empty((self.inv_den.shape[0], new))
+        inv_den[:, :old] = self.inv_den
+        inv_den[:, old:] = self.empty_inv_den[:, None]
+        self.inv_den = inv_den
+        self.scratch = (np.empty(new), np.empty(new))
+
+
+def _padded(values, size):
+    out = np.zeros(size)
+    out[:values.shape[0]] = values
+    return out
