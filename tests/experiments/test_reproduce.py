@@ -96,3 +96,26 @@ def test_gsdmm_table2_checks_flag_a_gap_and_a_baseline_above_gsdmm():
     lines = _table2_checks(pd.DataFrame(rows))
     assert "within 0.015" in lines[0] and "outside 0.015" in lines[1]
     assert "NOT below" in lines[2] and "is below" in lines[0]
+
+
+def test_gsdmm_sweep_outputs_from_tables(tmp_path):
+    from shortclust.experiments.reproduce import Reproduction
+    from shortclust.papers.gsdmm import FOUR, _sweep_outputs
+
+    def table(shift):
+        return pd.DataFrame({
+            "beta": [0.02, 0.1], "runs": [2, 2],
+            "n_clusters_mean": [200 + shift, 90 + shift], "n_clusters_std": [3.0, 1.0],
+            **{f"{m}_mean": [0.8, 0.85] for m in ("nmi", "homogeneity", "completeness")},
+            **{f"{m}_std": [0.01, 0.01] for m in ("nmi", "homogeneity", "completeness")},
+        })
+
+    job = Reproduction("gsdmm", runs=2, results_dir=tmp_path, work_dir=tmp_path / "w",
+                       quiet=True)
+    _sweep_outputs(job, "beta", "beta", {d: table(i) for i, d in enumerate(FOUR)})
+    text = (tmp_path / "gsdmm" / "beta.md").read_text()
+    assert "| 0.02 | 200.0 ± 3.0 | 0.800 ± 0.010 |" in text
+    assert "TweetSet: beta 0.02 -> 0.1: clusters 203.0 -> 93.0" in text
+    assert "Runs per value: 2." in text
+    for name in ("figure9.png", "figure10.png", "beta.csv"):
+        assert (tmp_path / "gsdmm" / name).stat().st_size > 0
