@@ -1,7 +1,10 @@
 """Compiled hot loops of GSDMM (Yin & Wang, KDD 2014). Private: use :class:`GSDMM`.
 
 Kernels take plain arrays, do no validation, and perform one unit of work per call
-(one Gibbs sweep, one compaction, one scoring pass); Python owns the iteration loop.
+(one Gibbs sweep, one compaction, one scoring or classification pass); Python owns
+the iteration loop. A sweep or classification may cover only the newest documents
+(``partial_fit``): pass their ``docs`` and the view of ``z`` holding their clusters;
+earlier documents stay in the counts, fixed.
 Arrays travel in tuples:
 
 * ``docs = (doc_ptr, doc_words, doc_counts, doc_len)``: the documents as CSR rows
@@ -340,6 +343,63 @@ def gibbs_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniforms,
             z[d] = new
             n_moved += 1
     return n_active, n_moved
+
+
+@njit(cache=True)
+def classify_sequential(docs, z, stats, cache, alpha, beta, v_beta, n_active, num, den):
+    """Put each document, in order, where Eq. 4 makes it most probable.
+
+    The incremental step of section 3.2: Eq. 4 read as a Naive Bayes classifier over the
+    current counts, each document added to the counts before the next is scored. The
+    candidates are the occupied slots ``0..n_active-1`` and, while a slot is free, a new
+    cluster. As in :func:`gibbs_sweep`, the free slots are interchangeable and count as
+    one candidate with their total weight (one empty cluster's Eq. 4 weight times their
+    number): the choice is the most probable placement in the partition, join cluster k
+    or start a new one (which opens slot ``n_active``). Ties go to the lowest slot, the
+    new cluster last. On entry clusters must be compact and ``inv_den`` current; the
+    documents must not be in the counts.
+
+    IN: ``docs``, ``alpha``, ``beta``, ``v_beta``. OUT: ``z`` (one entry per document of
+    ``docs``). IN/OUT: ``stats``, ``cache``. Scratch: ``num``, ``den`` (length >= K).
+    Returns ``n_active`` after the documents are added.
+    """
+    m_z, n_z, _ = stats
+    inv_den = cache[0]
+    n_slots = m_z.shape[0]
+    for d in range(z.shape[0]):
+        empty_weight = _eq4_weights(d, docs, stats, cache, alpha, beta, v_beta, n_active,
+                                    num, den)
+        best = _most_probable(num, n_active, empty_weight * (n_slots - n_active))
+        if best < 0:
+            # Every product underflowed: score this document in logs instead.
+            empty_weight = _log_space_weights(d, docs, stats, alpha, beta, v_beta, n_active, num)
+            best = _most_probable(num, n_active, empty_weight * (n_slots - n_active))
+        if best < 0:
+            best = 0  # unreachable once a cluster is occupied; keeps z valid regardless
+        if best == n_active:
+            n_active += 1
+        z[d] = best
+        _move_document(d, docs, best, 1, stats)
+        refresh_inv_den(inv_den, best, n_z[best], v_beta)
+    return n_active
+
+
+@njit(cache=True)
+def _most_probable(weights, n_active, tail_weight):
+    """Slot of the largest positive weight among ``weights[:n_active]`` and the tail.
+
+    The first slot wins ties; the tail (``n_active``, a new cluster) only when strictly
+    larger. Returns -1 when every weight is zero.
+    """
+    best = -1
+    largest = 0.0
+    for k in range(n_active):
+        if weights[k] > largest:
+            largest = weights[k]
+            best = k
+    if tail_weight > largest:
+        best = n_active
+    return best
 
 
 @njit(cache=True)

@@ -1,0 +1,266 @@
+"""run_stream on small synthetic streams: batching, records, outputs, resume, bad sections."""
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from shortclust.config import load_config
+from shortclust.errors import ConfigError
+from shortclust.evaluation.metrics import evaluate
+from shortclust.experiments.records import RecordStore
+from shortclust.experiments.stream import StreamSpec, make_batches, run_stream, stream_order
+
+TOPICS = {
+    "fruit": ["apple", "banana", "pear", "plum", "fig", "grape"],
+    "code": ["python", "bug", "compile", "test", "merge", "branch"],
+    "sport": ["goal", "match", "league", "referee", "cup", "team"],
+}
+N_DOCS = 36
+
+
+def stream_documents(times="positions"):
+    """36 documents whose topic changes over time, written in a shuffled file order.
+
+    Document i (in time order) has topic ``i * 3 // 36``. ``times`` is ``"positions"``
+    (integer times 0..35, two documents sharing each even time), ``"iso"`` (one
+    document every 4 hours from 2024-01-01) or ``None`` (no times).
+    """
+    rng = np.random.default_rng(0)
+    names = list(TOPICS)
+    docs = []
+    for i in range(N_DOCS):
+        topic = names[i * len(names) // N_DOCS]
+        doc = {"text": " ".join(rng.choice(TOPICS[topic], size=4)), "label": topic}
+        if times == "positions":
+            doc["time"] = i - i % 2  # ties: a stable sort must keep file order
+        elif times == "iso":
+            doc["time"] = f"2024-01-{1 + i // 6:02d}T{(i % 6) * 4:02d}:00:00Z"
+        docs.append(doc)
+    return [docs[i] for i in rng.permutation(N_DOCS)]
+
+
+def write_stream_config(tmp_path, stream, times="positions", runs=2, **top):
+    """A JSONL stream corpus and a GSDMM stream config over it; returns the config path."""
+    corpus = tmp_path / "stream.jsonl"
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in stream_documents(times)))
+    config = {
+        "name": "stream_test", "dataset": str(corpus), "preprocess": "none",
+        "model": {"name": "gsdmm", "params": {"n_clusters": 10, "alpha": 0.1, "beta": 0.1,
+                                             "max_iter": 5}},
+        "stream": stream, "runs": runs, "output": str(tmp_path / "out"), **top,
+    }
+    path = tmp_path / "stream.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def run(path, *overrides, **options):
+    return run_stream(load_config(path, list(overrides)), quiet=True, **options)
+
+
+# --------------------------------------------------------------------------------------------
+# batching
+
+
+def test_count_batches_follow_time_order_and_batch_size(tmp_path):
+    result = run(write_stream_config(tmp_path, {"batch_by": "count", "batch_size": 10}))
+    records = RecordStore(result.output_dir).load()
+    assert [r["seed"] for r in records] == [0, 1]
+    batches = records[0]["batches"]
+    assert [b["n_docs"] for b in batches] == [10, 10, 10, 6]
+    assert [(b["start"], b["end"]) for b in batches] == [(0, 8), (10, 18), (20, 28), (30, 34)]
+    assert records[0]["stream"] == {"batch_by": "count", "batch_size": 10}
+
+
+def test_n_batches_gives_equal_batches(tmp_path):
+    result = run(write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 5}))
+    sizes = [b["n_docs"] for b in result.records[0]["batches"]]
+    assert sizes == [8, 7, 7, 7, 7]
+
+
+def test_time_batches_over_integer_positions(tmp_path):
+    result = run(write_stream_config(tmp_path, {"batch_by": "time", "window": 12}))
+    batches = result.records[0]["batches"]
+    assert [(b["start"], b["end"], b["n_docs"]) for b in batches] == [
+        (0, 12, 12), (12, 24, 12), (24, 36, 12)]
+
+
+def test_time_batches_over_timestamps_skip_empty_windows(tmp_path):
+    # Six documents a day over six days; 2-day windows from the first time.
+    path = write_stream_config(tmp_path, {"batch_by": "time", "window": "2d"}, times="iso")
+    batches = run(path).records[0]["batches"]
+    assert [b["n_docs"] for b in batches] == [12, 12, 12]
+    assert batches[1]["start"] == "2024-01-03T00:00:00Z"
+    assert batches[1]["end"] == "2024-01-05T00:00:00Z"
+
+
+def test_empty_windows_are_skipped():
+    from shortclust.data.corpus import Corpus
+
+    corpus = Corpus.from_texts(["a b", "b c", "c d", "d e"], times=[0, 1, 10, 11])
+    spec = StreamSpec(batch_by="time", window=3)
+    batches = make_batches(spec, corpus, stream_order(corpus))
+    assert [(b.start, b.stop, b.first, b.last) for b in batches] == [(0, 2, 0, 3), (2, 4, 9, 12)]
+
+
+def test_stream_order_is_stable_by_time():
+    from shortclust.data.corpus import Corpus
+
+    corpus = Corpus.from_texts(["a", "b", "c", "d"], times=[5, 1, 5, 1])
+    assert stream_order(corpus).tolist() == [1, 3, 0, 2]
+
+
+# --------------------------------------------------------------------------------------------
+# what is recorded
+
+
+def test_series_are_consistent_with_the_labels_written(tmp_path):
+    result = run(write_stream_config(tmp_path, {"batch_by": "count", "batch_size": 12},
+                                     runs=1))
+    record = result.records[0]
+    store = RecordStore(result.output_dir)
+    labels = np.array(store.read_labels(record["run_id"]))  # document (file) order
+    docs = stream_documents()
+    truth = [d["label"] for d in docs]
+    order = np.argsort([d["time"] for d in docs], kind="stable")
+    metrics = list(record["metrics"])
+    assert record["metrics"] == pytest.approx(evaluate(truth, labels, metrics=metrics))
+    for batch in record["batches"]:
+        rows = order[(batch["batch"] - 1) * 12: batch["batch"] * 12]
+        # Earlier documents never move, so the final labels score each batch as it was.
+        expected = evaluate([truth[i] for i in rows], labels[rows], metrics=metrics)
+        assert batch["prequential"] == pytest.approx(expected)
+    assert record["batches"][-1]["cumulative"] == pytest.approx(record["metrics"])
+    assert record["n_clusters"] == record["batches"][-1]["n_clusters"]
+    assert record["n_iter"] == 5 + 2 * 2  # max_iter, then partial_iter per later batch
+    assert set(record["batch_fit"]) == {"metrics", "n_clusters", "fit_seconds"}
+    assert all(set(b["batch_fit"]) == set(metrics) for b in record["batches"])
+
+
+def test_table_figure_and_summary_are_written(tmp_path):
+    result = run(write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3}))
+    out = result.output_dir
+    assert (out / "stream.png").stat().st_size > 0 and result.paths["png"] == out / "stream.png"
+    assert (out / "summary.csv").is_file() and list(result.summary["runs"]) == [2]
+    table = result.table
+    assert list(table["batch"]) == [1, 2, 3] and list(table["runs"]) == [2, 2, 2]
+    first = [r["batches"][0]["prequential"]["nmi"] for r in result.records]
+    assert table.loc[0, "prequential_nmi_mean"] == pytest.approx(np.mean(first))
+    assert table.loc[0, "prequential_nmi_std"] == pytest.approx(np.std(first, ddof=1))
+    assert {"batch_fit_nmi_mean", "cumulative_ari_std", "seconds_mean"} <= set(table.columns)
+    assert (out / "stream.csv").read_text().splitlines()[0].startswith("batch,n_docs,start,end")
+
+
+def test_same_seed_same_labels(tmp_path):
+    stream = {"batch_by": "count", "batch_size": 10}
+    first = run(write_stream_config(tmp_path, stream, runs=1), f"output={tmp_path / 'a'}")
+    second = run(write_stream_config(tmp_path, stream, runs=1), f"output={tmp_path / 'b'}")
+    run_id = first.records[0]["run_id"]
+    assert second.records[0]["run_id"] == run_id
+    assert (RecordStore(tmp_path / "a").read_labels(run_id)
+            == RecordStore(tmp_path / "b").read_labels(run_id))
+
+
+def test_partial_iter_from_the_stream_section_reaches_the_model(tmp_path):
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3,
+                                          "partial_iter": 0}, runs=1)
+    record = run(path).records[0]
+    assert record["params"]["partial_iter"] == 0
+    assert [b["n_iter"] for b in record["batches"]] == [5, 0, 0]
+
+
+def test_resume_skips_finished_seeds(tmp_path):
+    path = write_stream_config(tmp_path, {"batch_by": "count", "batch_size": 10})
+    run(path, "runs=2")
+    result = run(path, "runs=3", resume=True)
+    assert (result.n_skipped, result.n_run) == (2, 1)
+    assert [r["seed"] for r in result.records] == [0, 1, 2]
+    assert list(result.table["runs"]) == [3] * 4
+
+
+def test_unlabelled_stream_records_no_metrics_and_draws_no_figure(tmp_path):
+    corpus = tmp_path / "plain.jsonl"
+    corpus.write_text("".join(json.dumps({"text": d["text"], "time": d["time"]}) + "\n"
+                              for d in stream_documents()))
+    path = write_stream_config(tmp_path, {"batch_by": "count", "batch_size": 12}, runs=1)
+    result = run(path, f"dataset={corpus}")
+    record = result.records[0]
+    assert record["metrics"] is None and record["batches"][0]["prequential"] is None
+    assert result.paths["png"] is None and (result.output_dir / "stream.csv").is_file()
+
+
+# --------------------------------------------------------------------------------------------
+# bad stream sections
+
+
+@pytest.mark.parametrize("stream, fragment", [
+    ({}, "stream section is empty"),
+    ({"batch_by": "size", "batch_size": 5}, "batch_by is 'size'"),
+    ({"batch_size": 5}, "batch_by is missing"),
+    ({"batch_by": "count", "batchsize": 5}, "did you mean 'batch_size'"),
+    ({"batch_by": "count"}, "needs batch_size"),
+    ({"batch_by": "count", "batch_size": 5, "n_batches": 3}, "not both"),
+    ({"batch_by": "count", "batch_size": 5, "window": 3}, "window applies to batch_by: time"),
+    ({"batch_by": "time"}, "needs window"),
+    ({"batch_by": "time", "window": 3, "n_batches": 2}, "n_batches applies to batch_by: count"),
+    ({"batch_by": "time", "window": "1 fortnight"}, "duration"),
+    ({"batch_by": "time", "window": 0}, "window must be"),
+    ({"batch_by": "count", "batch_size": 0}, "batch_size must be an integer >= 1"),
+    ({"batch_by": "count", "batch_size": True}, "batch_size must be an integer"),
+    ({"batch_by": "count", "n_batches": 2.5}, "n_batches must be an integer"),
+    ({"batch_by": "count", "n_batches": 2, "partial_iter": -1}, "partial_iter must be"),
+    ({"batch_by": "count", "n_batches": 40}, "exceeds the 36 documents"),
+    ({"batch_by": "time", "window": "6h"}, "integer stream positions"),
+])
+def test_bad_stream_sections_are_one_line_config_errors(tmp_path, stream, fragment):
+    with pytest.raises(ConfigError, match=fragment) as error:
+        run(write_stream_config(tmp_path, stream))
+    assert "\n" not in str(error.value)
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_a_position_window_on_timestamps_is_refused(tmp_path):
+    path = write_stream_config(tmp_path, {"batch_by": "time", "window": 5}, times="iso")
+    with pytest.raises(ConfigError, match="has timestamps: give a duration"):
+        run(path)
+
+
+def test_time_batching_needs_times(tmp_path):
+    path = write_stream_config(tmp_path, {"batch_by": "time", "window": 5}, times=None)
+    with pytest.raises(ConfigError, match="has none: use batch_by: count"):
+        run(path)
+
+
+def test_partial_iter_set_twice_is_refused(tmp_path):
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 2,
+                                          "partial_iter": 1})
+    with pytest.raises(ConfigError, match="set in both stream and model.params"):
+        run(path, "model.params.partial_iter=3")
+
+
+def test_a_model_without_partial_fit_is_refused(tmp_path, fake_model):
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 2})
+    with pytest.raises(ConfigError, match="has no partial_fit"):
+        run(path, "model.name=fake", "model.params={}")
+
+
+def test_a_config_without_stream_section_is_refused(tmp_path):
+    path = write_stream_config(tmp_path, None)
+    with pytest.raises(ConfigError, match="has no stream section"):
+        run(path)
+
+
+def test_shipped_stream_configs_are_valid():
+    from pathlib import Path
+
+    from shortclust.experiments.stream import parse_stream, stream_model
+
+    root = Path(__file__).resolve().parents[2] / "configs"
+    for name, dataset in [("gsdmm_stream_news_t", "MStream-News-T"),
+                          ("gsdmm_stream_tweets_t", "MStream-Tweets-T")]:
+        config = load_config(root / f"{name}.yaml")
+        spec = parse_stream(config)
+        assert config.dataset == dataset and spec.n_batches == 16 and spec.batch_by == "count"
+        assert stream_model(config, spec)[1]["partial_iter"] == spec.partial_iter
