@@ -229,12 +229,18 @@ def _log_space_weights(d, docs, stats, alpha, beta, v_beta, n_active, num):
 
 @njit(cache=True, fastmath=True)
 def _rescale_block(num, den, n_active, empty_weight):
-    """Fold the denominators into the weights and divide all by the largest weight."""
+    """Fold the denominators into the weights and divide all by the largest weight.
+
+    When every weight has underflowed to 0 (extreme beta, e.g. 1e-30, on a long document)
+    they stay 0: the caller then finds a zero total and redoes the document in logs.
+    """
     largest = empty_weight
     for k in range(n_active):
         num[k] /= den[k]
         den[k] = 1.0
         largest = max(largest, num[k])
+    if largest == 0.0:
+        return 0.0
     scale = 1.0 / largest
     for k in range(n_active):
         num[k] *= scale

@@ -111,13 +111,16 @@ def test_weights_equal_eq4_with_repeated_words(length, beta):
                                rtol=1e-9, atol=1e-300)
 
 
-def test_extreme_beta_falls_back_to_logs_and_matches_the_reference():
-    # With beta = 1e-30 a 16-token document's products underflow to 0 in every cluster
-    # where it has no words. The last documents' words occur nowhere else, so once
-    # removed from its cluster every weight underflows; logs still rank the clusters.
+@pytest.mark.parametrize("loner_length", [16, 40])
+def test_extreme_beta_falls_back_to_logs_and_matches_the_reference(loner_length):
+    # With beta = 1e-30 a document's products underflow to 0 in every cluster where it
+    # has no words. The last documents' words occur nowhere else, so once removed from
+    # its cluster every weight underflows; logs still rank the clusters. Past 16 tokens
+    # the underflow happens inside the blocked rescaling, which must not divide by zero.
     X, _ = planted_corpus(n_docs=40, seed=15)
-    loners = sp.csr_matrix(np.kron(np.eye(3, dtype=np.int64), np.ones((1, 16), dtype=np.int64)))
-    X = sp.vstack([sp.hstack([X, sp.csr_matrix((40, 48), dtype=np.int64)]),
+    loners = sp.csr_matrix(np.kron(np.eye(3, dtype=np.int64),
+                                   np.ones((1, loner_length), dtype=np.int64)))
+    X = sp.vstack([sp.hstack([X, sp.csr_matrix((40, 3 * loner_length), dtype=np.int64)]),
                    sp.hstack([sp.csr_matrix((3, X.shape[1]), dtype=np.int64), loners])]).tocsr()
     for seed in range(4):
         model = GSDMM(n_clusters=12, beta=1e-30, max_iter=3, random_state=seed).fit(X)
