@@ -89,6 +89,16 @@ class Reproduction:
                                 progress=not self.quiet)
         return _of_seeds(result.records, config.seed_list)
 
+    def stream(self, path, tag: str, overrides=()) -> list[dict]:
+        """Run a config with a ``stream:`` section (resuming); return its seeds' records."""
+        from shortclust.experiments.stream import run_stream
+
+        config = self._with_output(self.config(path, None, overrides), tag)
+        self._say(f"{self.paper}: {tag} (stream of {config.dataset}, {config.runs} runs)")
+        result = run_stream(config, resume=True, data_dir=self.data_dir, quiet=True,
+                            progress=not self.quiet)
+        return _of_seeds(result.records, config.seed_list)
+
     def sweep(self, path, tag: str, dataset: str | None = None, overrides=()) -> pd.DataFrame:
         """Run a config's declared sweep grid (resuming); return its sweep table."""
         from shortclust.experiments.runner import run_experiment
