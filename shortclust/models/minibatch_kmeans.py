@@ -1,0 +1,150 @@
+"""Mini-batch K-means on TF-IDF vectors: the GSDMM paper's scalability baseline (section 4.8)."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import check_is_fitted
+
+from shortclust.errors import ParameterError
+from shortclust.models.gsdmm import _as_counts, _require_int
+from shortclust.models.kmeans import (n_nonempty, require_enough_documents, same_columns,
+                                      sklearn_random_state, tfidf, top_words_of)
+
+
+class MiniBatchKMeans(ClusterMixin, BaseEstimator):
+    """Mini-batch K-means (Sculley 2010) on l2-normalised TF-IDF vectors.
+
+    The count matrix is weighted as for :class:`~shortclust.models.kmeans.KMeans` and
+    clustered by :class:`sklearn.cluster.MiniBatchKMeans`, whose batches hold a fixed
+    fraction of the documents (the paper: one percent). Each step moves the centroids of
+    the batch's documents towards them, with a per-centroid learning rate.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters K; the paper uses the true number (152 for GoogleNews-T).
+    batch_fraction : float, default=0.01
+        Batch size as a fraction of the documents, in (0, 1], rounded; at least one document.
+    max_iter : int, default=10
+        Passes over the data (scikit-learn's epochs): ``max_iter * n_documents /
+        batch_size`` steps at most, fewer if scikit-learn's early stopping fires.
+    n_init : int, default=1
+        k-means++ seedings tried on a sample; the best one is run.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the seeding and of the batch sampling. Same seed, same labels.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_documents,)
+        Nearest final centroid of each document, in ``0..n_clusters-1``.
+    n_clusters_ : int
+        Number of non-empty clusters.
+    n_iter_ : int
+        Passes over the data run (scikit-learn's ``n_iter_``).
+    n_steps_ : int
+        Mini-batch steps run.
+    batch_size_ : int
+        Documents per batch.
+    cluster_centers_ : ndarray of shape (n_clusters, n_features_in_)
+    inertia_ : float
+        Sum of squared distances of the documents to their centroid.
+    idf_ : ndarray of shape (n_features_in_,)
+    n_features_in_ : int
+    vocabulary_ : list of str or None
+
+    Notes
+    -----
+    scikit-learn's defaults for the rest: early stopping after 10 steps without
+    improvement of the smoothed batch inertia, re-seeding of nearly empty centroids
+    (``reassignment_ratio=0.01``), seeding on ``3 * batch_size`` sampled documents (at
+    least ``3 * n_clusters``). ``fit`` calls ``callback(n_iter_, max_iter, n_clusters_)``
+    once, at the end (scikit-learn offers no hook between steps).
+
+    References
+    ----------
+    D. Sculley. Web-scale k-means clustering. WWW 2010 (the paper's [26]).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix([[2, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 2], [0, 0, 2, 1]] * 5)
+    >>> model = MiniBatchKMeans(n_clusters=2, batch_fraction=0.2, random_state=0).fit(X)
+    >>> model.batch_size_, model.n_clusters_
+    (4, 2)
+    """
+
+    def __init__(self, *, n_clusters=8, batch_fraction=0.01, max_iter=10, n_init=1,
+                 random_state=None):
+        self.n_clusters = n_clusters
+        self.batch_fraction = batch_fraction
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.random_state = random_state
+
+    def _validate_params(self):
+        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
+        _require_int(self.n_clusters, "n_clusters", 1)
+        _require_int(self.max_iter, "max_iter", 1)
+        _require_int(self.n_init, "n_init", 1)
+        fraction = self.batch_fraction
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.number)) \
+                or not (0.0 < fraction <= 1.0):
+            raise ParameterError(
+                f"batch_fraction must be a number in (0, 1], got {fraction!r}"
+            )
+
+    def fit(self, X, y=None, callback=None):
+        """Cluster the documents of X.
+
+        Parameters
+        ----------
+        X : scipy.sparse matrix of shape (n_documents, n_words) or Corpus
+            Non-negative integer word counts; empty rows are allowed.
+        y : ignored
+        callback : callable, optional
+            Called once as ``callback(n_iter_, max_iter, n_clusters_)`` at the end.
+
+        Returns
+        -------
+        self : MiniBatchKMeans
+        """
+        from sklearn.cluster import MiniBatchKMeans as SklearnMiniBatchKMeans
+
+        self._validate_params()
+        counts, self.vocabulary_ = _as_counts(X)
+        require_enough_documents(counts, self.n_clusters)
+        transformer, weights = tfidf(counts)
+        self.batch_size_ = max(1, round(self.batch_fraction * counts.shape[0]))
+        estimator = SklearnMiniBatchKMeans(
+            n_clusters=self.n_clusters, init="k-means++", n_init=self.n_init,
+            max_iter=self.max_iter, batch_size=self.batch_size_,
+            random_state=sklearn_random_state(self.random_state),
+        )
+        estimator.fit(weights)
+        self.labels_ = estimator.labels_.astype(np.int64)
+        self.n_clusters_ = n_nonempty(self.labels_)
+        self.n_iter_ = int(estimator.n_iter_)
+        self.n_steps_ = int(estimator.n_steps_)
+        self.cluster_centers_ = estimator.cluster_centers_
+        self.inertia_ = float(estimator.inertia_)
+        self.idf_ = transformer.idf_
+        self.n_features_in_ = counts.shape[1]
+        self._estimator, self._transformer = estimator, transformer
+        if callback is not None:
+            callback(self.n_iter_, self.max_iter, self.n_clusters_)
+        return self
+
+    def fit_predict(self, X, y=None, callback=None):
+        """Fit and return the cluster of each document (``labels_``)."""
+        return self.fit(X, callback=callback).labels_
+
+    def predict(self, X):
+        """Nearest fitted centroid of each new document (TF-IDF with the fitted idf)."""
+        check_is_fitted(self, "labels_")
+        counts = same_columns(X, self.n_features_in_)
+        return self._estimator.predict(self._transformer.transform(counts)).astype(np.int64)
+
+    def top_words(self, n=10, vocabulary=None):
+        """Words of highest TF-IDF weight in each centroid, heaviest first."""
+        check_is_fitted(self, "labels_")
+        words = vocabulary if vocabulary is not None else self.vocabulary_
+        return top_words_of(self.cluster_centers_, n, words)
