@@ -165,6 +165,10 @@ def reproduce(
         Path("runs/reproduce"), "--work-dir",
         help="Where run records go; finished runs there are reused.",
     ),
+    max_copies: int = typer.Option(
+        256, "--max-copies", min=1,
+        help="Largest corpus copy count measured by scaling tables (e.g. 16 for a quick check).",
+    ),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
     quiet: bool = typer.Option(False, "--quiet", help="No progress output."),
 ) -> None:
@@ -179,7 +183,8 @@ def reproduce(
             paper_items(name)  # an unknown paper fails before any run
         for name in papers:
             job = reproduce_paper(name, runs=runs, only=items, results_dir=results,
-                                  work_dir=work_dir, data_dir=data_dir, quiet=quiet)
+                                  work_dir=work_dir, data_dir=data_dir, quiet=quiet,
+                                  max_copies=max_copies)
             if not quiet:
                 typer.echo(f"{name}: wrote {len(job.written)} files under {results / name}")
 

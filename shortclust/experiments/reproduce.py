@@ -57,6 +57,8 @@ class Reproduction:
         Dataset directory (default: ``$SHORTCLUST_DATA``).
     quiet : bool
         No progress output.
+    max_copies : int
+        Largest number of corpus copies a scaling table measures (the rest: not run).
     """
 
     paper: str
@@ -65,6 +67,7 @@ class Reproduction:
     work_dir: Path = Path("runs/reproduce")
     data_dir: Any = None
     quiet: bool = False
+    max_copies: int = 256
     written: list[Path] = field(default_factory=list)
 
     def config(self, path, dataset: str | None = None, overrides=()):
@@ -149,7 +152,7 @@ def _of_seeds(records: list[dict], seeds: list[int]) -> list[dict]:
 
 def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None,
               results_dir="results", work_dir="runs/reproduce", data_dir=None,
-              quiet: bool = False) -> Reproduction:
+              quiet: bool = False, max_copies: int = 256) -> Reproduction:
     """Run a paper's items (all, or those named in ``only``) and write its results.
 
     Raises
@@ -159,7 +162,8 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
     """
     items = paper_items(paper)
     chosen = _choose_items(paper, items, only)
-    job = Reproduction(paper, runs, Path(results_dir), Path(work_dir), data_dir, quiet)
+    job = Reproduction(paper, runs, Path(results_dir), Path(work_dir), data_dir, quiet,
+                       max_copies)
     for name in chosen:
         started = time.perf_counter()
         items[name](job)
