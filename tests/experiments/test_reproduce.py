@@ -119,3 +119,26 @@ def test_gsdmm_sweep_outputs_from_tables(tmp_path):
     assert "Runs per value: 2." in text
     for name in ("figure9.png", "figure10.png", "beta.csv"):
         assert (tmp_path / "gsdmm" / name).stat().st_size > 0
+
+
+def test_gsdmm_table3_reads_measurements_and_marks_the_rest_not_run(tmp_path):
+    import json
+
+    from shortclust.experiments.reproduce import Reproduction
+    from shortclust.papers.gsdmm import SCALING_MODELS, table3
+
+    job = Reproduction("gsdmm", results_dir=tmp_path / "r", work_dir=tmp_path / "w",
+                       quiet=True, max_copies=2)
+    lines = [{"model": m, "copies": c, "status": "ok", "fit_seconds": 0.5 * c,
+              "sample_seconds": 0.4 * c if m == "gsdmm" else None, "peak_rss_mib": 300.0}
+             for m in SCALING_MODELS for c in (1, 2)]
+    lines.append({"model": "gsdmm", "copies": 4, "status": "killed", "peak_rss_mib": 9000.0})
+    (tmp_path / "w" / "gsdmm").mkdir(parents=True)
+    (tmp_path / "w" / "gsdmm" / "scaling.jsonl").write_text(
+        "\n".join(json.dumps(line) for line in lines) + "\n")
+    table3(job)  # every size up to max_copies is measured: no benchmark subprocess
+    text = (tmp_path / "r" / "gsdmm" / "table3.md").read_text()
+    assert "| 1 | 11,109 | 0.092 | 0.50 s (0.40), 300 MiB | 11x |" in text
+    assert "| 256 | 2,843,904 | 23.203 | not run | - |" in text
+    frame = pd.read_csv(tmp_path / "r" / "gsdmm" / "table3.csv")
+    assert (frame["status"] == "ok").sum() == 6
