@@ -176,15 +176,20 @@ def reproduce(
     with _user_errors():
         from shortclust.experiments.reproduce import paper_items, paper_names
         from shortclust.experiments.reproduce import reproduce as reproduce_paper
+        from shortclust.experiments.runner import ExperimentInterrupted
 
         papers = paper_names() if paper == "all" else [paper]
         items = [part.strip() for part in only.split(",") if part.strip()] if only else None
         for name in papers:
             paper_items(name)  # an unknown paper fails before any run
         for name in papers:
-            job = reproduce_paper(name, runs=runs, only=items, results_dir=results,
-                                  work_dir=work_dir, data_dir=data_dir, quiet=quiet,
-                                  max_copies=max_copies)
+            try:
+                job = reproduce_paper(name, runs=runs, only=items, results_dir=results,
+                                      work_dir=work_dir, data_dir=data_dir, quiet=quiet,
+                                      max_copies=max_copies)
+            except ExperimentInterrupted as exc:
+                typer.echo(f"{name}: {exc}; rerun the same command to continue", err=True)
+                raise typer.Exit(exc.exit_code) from None
             if not quiet:
                 typer.echo(f"{name}: wrote {len(job.written)} files under {results / name}")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from shortclust.errors import ShortclustError
 from shortclust.experiments.plots import Curve, draw_curves, label, panel_figure, save_figure
 from shortclust.experiments.plots import table_curve
 from shortclust.experiments.reproduce import (
@@ -272,7 +273,7 @@ def _count_figure(tables, param: str, path, figure_name: str) -> None:
                 f"{_title(figure_name)} (mean ± std over runs)")
     for k, text in ((152, "Google News: 152"), (89, "TweetSet: 89")):
         axis.axhline(k, color="grey", linestyle="--", linewidth=0.8)
-        axis.annotate(text, (axis.get_xlim()[1], k), ha="right", va="bottom", fontsize=7)
+        axis.annotate(text, (axis.get_xlim()[0], k), ha="left", va="bottom", fontsize=7)
     save_figure(figure, path)
 
 
@@ -294,10 +295,12 @@ def _trend_checks(name: str, param: str, tables: dict[str, pd.DataFrame]) -> lis
     first = {d: t.iloc[0] for d, t in tables.items()}
     last = {d: t.iloc[-1] for d, t in tables.items()}
     lines = []
-    for d in tables:
+    for d, table in tables.items():
         lo, hi = first[d], last[d]
+        # Read the grid values from the column: a row mixes types and turns ints into floats.
+        start, end = table[param].iloc[0], table[param].iloc[-1]
         lines.append(
-            f"- {DATASETS[d]}: {_XLABEL[param]} {lo[param]} -> {hi[param]}: clusters "
+            f"- {DATASETS[d]}: {_XLABEL[param]} {start} -> {end}: clusters "
             f"{lo['n_clusters_mean']:.1f} -> {hi['n_clusters_mean']:.1f}, NMI "
             f"{lo['nmi_mean']:.3f} -> {hi['nmi_mean']:.3f}, H {lo['homogeneity_mean']:.3f} -> "
             f"{hi['homogeneity_mean']:.3f}, C {lo['completeness_mean']:.3f} -> "
@@ -378,8 +381,13 @@ def _run_scaling(job, path: Path, model: str, copies: list[int]) -> None:
     if job.data_dir is not None:
         command += ["--data-dir", str(job.data_dir)]
     path.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL if job.quiet else None)
+    done = subprocess.run(command, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL if job.quiet else None)
+    if done.returncode != 0:
+        raise ShortclustError(
+            f"the scaling benchmark stopped with exit status {done.returncode}: run "
+            f"`{' '.join(command)}` to see why (measurements so far are kept in {path})"
+        )
 
 
 def _table3_fields(row) -> dict:

@@ -142,3 +142,17 @@ def test_gsdmm_table3_reads_measurements_and_marks_the_rest_not_run(tmp_path):
     assert "| 256 | 2,843,904 | 23.203 | not run | - |" in text
     frame = pd.read_csv(tmp_path / "r" / "gsdmm" / "table3.csv")
     assert (frame["status"] == "ok").sum() == 6
+
+
+def test_cli_interrupt_keeps_finished_runs_and_exits_130(paper, tmp_path, fake_model):
+    fake_model.interrupt_on_fit = 2
+    args = ["reproduce", "fake", "--results", str(tmp_path / "r"), "--work-dir",
+            str(tmp_path / "w"), "--quiet"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 130 and "rerun the same command" in result.output
+    assert "Traceback" not in result.output
+    records = (tmp_path / "w" / "fake" / "table_runs" / "records.jsonl").read_text()
+    assert len(records.splitlines()) == 1
+    fake_model.interrupt_on_fit = None
+    assert CliRunner().invoke(app, args).exit_code == 0
+    assert "| 3 |" in (tmp_path / "r" / "fake" / "table.md").read_text()
