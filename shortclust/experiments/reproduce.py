@@ -145,9 +145,17 @@ class Reproduction:
 
 
 def _of_seeds(records: list[dict], seeds: list[int]) -> list[dict]:
-    # A work directory may hold more seeds from an earlier, longer reproduction.
-    wanted = set(seeds)
-    return [r for r in records if r.get("seed") in wanted]
+    """The first record of each run among ``seeds``.
+
+    A work directory may hold more seeds from an earlier, longer reproduction, and two
+    reproductions started at once may both record a run; each run counts once.
+    """
+    wanted, seen, kept = set(seeds), set(), []
+    for record in records:
+        if record.get("seed") in wanted and record.get("run_id") not in seen:
+            seen.add(record.get("run_id"))
+            kept.append(record)
+    return kept
 
 
 def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None,

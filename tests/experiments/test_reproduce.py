@@ -156,3 +156,11 @@ def test_cli_interrupt_keeps_finished_runs_and_exits_130(paper, tmp_path, fake_m
     fake_model.interrupt_on_fit = None
     assert CliRunner().invoke(app, args).exit_code == 0
     assert "| 3 |" in (tmp_path / "r" / "fake" / "table.md").read_text()
+
+
+def test_a_run_recorded_twice_counts_once():
+    from shortclust.experiments.reproduce import _of_seeds
+
+    records = [{"run_id": "a", "seed": 0}, {"run_id": "b", "seed": 1},
+               {"run_id": "a", "seed": 0}, {"run_id": "c", "seed": 5}]
+    assert [r["run_id"] for r in _of_seeds(records, [0, 1])] == ["a", "b"]
