@@ -27,30 +27,9 @@ from shortclust.models._gsdmm_kernels import (
     _choose,
     _log_eq4,
     _move_document,
+    _rescale_block,
     refresh_inv_den,
 )
-
-
-@njit(cache=True, fastmath=True)
-def _rescale_guarded(num, den, n_active, new_weight):
-    """Fold the denominators into the weights and divide all by the largest weight.
-
-    GSDMM's ``_rescale_block``, except that when every weight has underflowed to 0
-    (only with extreme beta, e.g. 1e-30, and more than ``_BLOCK`` tokens) it returns
-    -1.0 for the caller to redo the document in logs: dividing by the zero largest
-    weight raises ZeroDivisionError in numba.
-    """
-    largest = new_weight
-    for k in range(n_active):
-        num[k] /= den[k]
-        den[k] = 1.0
-        largest = max(largest, num[k])
-    if largest == 0.0:
-        return -1.0
-    scale = 1.0 / largest
-    for k in range(n_active):
-        num[k] *= scale
-    return new_weight * scale
 
 
 @njit(cache=True, fastmath=True)
@@ -60,8 +39,10 @@ def _dp_weights(d, docs, stats, cache, alpha_d, beta, v_beta, n_active, num, den
     The document must already be out of the counts and ``inv_den`` match ``n_z``.
     Writes ``m_z * word part`` into ``num[:n_active]`` (``den`` is scratch) and returns
     the new cluster's weight ``alpha D * word part of an empty cluster`` on the same
-    scale, or -1.0 when every weight underflowed (the caller then works in logs). Mirrors ``_eq4_weights`` of GSDMM; only the two prefactors differ, and the
-    new cluster's weight must ride the same rescaling, so it cannot simply be called.
+    scale. When every weight underflows they all stay 0 (see ``_rescale_block``): the
+    caller then finds a zero total and works in logs. Mirrors ``_eq4_weights`` of GSDMM;
+    only the two prefactors differ, and the new cluster's weight must ride the same
+    rescaling, so it cannot simply be called.
     """
     doc_ptr, doc_words, doc_counts, doc_len = docs
     m_z, n_z, n_wz = stats
@@ -92,9 +73,7 @@ def _dp_weights(d, docs, stats, cache, alpha_d, beta, v_beta, n_active, num, den
             new_num *= word_offset
             position += 1
             if position % _BLOCK == 0 and position < n_tokens:
-                new_num = _rescale_guarded(num, den, n_active, new_num / new_den)
-                if new_num < 0.0:
-                    return -1.0  # every weight underflowed
+                new_num = _rescale_block(num, den, n_active, new_num / new_den)
                 new_den = 1.0
     if n_tokens > _BLOCK:
         for k in range(n_active):
@@ -172,11 +151,9 @@ def dp_sweep(docs, z, stats, cache, alpha_d, beta, v_beta, n_active, start, unif
             refresh_inv_den(inv_den, old, n_z[old], v_beta)
         new_weight = _dp_weights(d, docs, stats, cache, alpha_d, beta, v_beta, n_active,
                                  num, den)
-        new = -1
-        if new_weight >= 0.0:
-            new = _choose(num, n_active, new_weight, uniforms[d], den)
+        new = _choose(num, n_active, new_weight, uniforms[d], den)
         if new < 0:
-            # Every product underflowed: redo this document in logs.
+            # Every product underflowed (a zero total): redo this document in logs.
             new_weight = _log_space_dp_weights(d, docs, stats, alpha_d, beta, v_beta,
                                                n_active, num)
             new = _choose(num, n_active, new_weight, uniforms[d], den)

@@ -1,20 +1,34 @@
 """GSDMM: collapsed Gibbs sampling for the Dirichlet Multinomial Mixture."""
 
-import numbers
 import time
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
 from shortclust.models import _gsdmm_kernels as kernels
+from shortclust.models._dmm_common import (
+    DMMMixin,
+    binarised,
+    column_sums,
+    count_dtype,
+    count_dtype_for,
+    doc_arrays,
+    zero_stats,
+)
+from shortclust.models._validation import as_counts, require_int, require_real
+
+# count_dtype lives in _dmm_common (GSDPMM uses it too); importable from here as before.
+__all__ = ["GSDMM", "count_dtype"]
+
+# The old private names of the checks, for modules that still import them from here
+# (hac_similarity, iterative_classification, kmeans_minus); new code: use _validation.
+_as_counts, _require_int, _require_real = as_counts, require_int, require_real
 
 _LIKELIHOODS = ("eq4", "eq3")
 
 
-class GSDMM(ClusterMixin, BaseEstimator):
+class GSDMM(DMMMixin, ClusterMixin, BaseEstimator):
     """Gibbs Sampling Dirichlet Multinomial Mixture for short-text clustering.
 
     Every document belongs to exactly one cluster. Documents start in clusters drawn
@@ -124,11 +138,11 @@ class GSDMM(ClusterMixin, BaseEstimator):
 
     def _validate_params(self):
         """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        _require_int(self.n_clusters, "n_clusters", 1)
-        _require_int(self.max_iter, "max_iter", 1)
-        _require_int(self.partial_iter, "partial_iter", 0)
-        _require_real(self.alpha, "alpha", 0.0, inclusive=True)
-        _require_real(self.beta, "beta", 0.0, inclusive=False)
+        require_int(self.n_clusters, "n_clusters", 1)
+        require_int(self.max_iter, "max_iter", 1)
+        require_int(self.partial_iter, "partial_iter", 0)
+        require_real(self.alpha, "alpha", 0.0, inclusive=True)
+        require_real(self.beta, "beta", 0.0, inclusive=False)
         if self.likelihood not in _LIKELIHOODS:
             raise ParameterError(
                 f"likelihood must be one of {', '.join(_LIKELIHOODS)}, got {self.likelihood!r}"
@@ -151,23 +165,11 @@ class GSDMM(ClusterMixin, BaseEstimator):
         self : GSDMM
         """
         self._validate_params()
-        counts, self.vocabulary_ = _as_counts(X)
-        if self.likelihood == "eq3":
-            counts = _binarised(counts)
+        counts, self.vocabulary_ = as_counts(X)
+        counts = self._model_counts(counts)
         rng = np.random.default_rng(self.random_state)
         state = _SamplerState.initial(counts, self.n_clusters, self.alpha, self.beta, rng)
-        self.n_clusters_history_, self.n_moved_history_ = [], []
-        self.sample_seconds_ = 0.0
-        for iteration in range(1, self.max_iter + 1):
-            started = time.perf_counter()
-            n_moved = state.sweep(rng)
-            self.sample_seconds_ += time.perf_counter() - started
-            self.n_clusters_history_.append(state.n_occupied)
-            self.n_moved_history_.append(n_moved)
-            if callback is not None:
-                callback(iteration, self.max_iter, state.n_occupied)
-        self._store_fitted(state)
-        self.n_iter_ = self.max_iter
+        self._run_sweeps(state, rng, callback)
         self.n_batches_ = 1
         self.random_state_ = rng
         return self
@@ -221,7 +223,7 @@ class GSDMM(ClusterMixin, BaseEstimator):
         """
         self._validate_params()
         n_iter = self.partial_iter if n_iter is None else n_iter
-        _require_int(n_iter, "n_iter", 0)
+        require_int(n_iter, "n_iter", 0)
         if not hasattr(self, "labels_"):
             return self.fit(X_batch)
         counts = self._batch_counts(X_batch)
@@ -240,7 +242,7 @@ class GSDMM(ClusterMixin, BaseEstimator):
 
     def _batch_counts(self, X_batch):
         """The batch as checked CSR counts (binarised for Eq. 3)."""
-        counts, vocabulary = _as_counts(X_batch)
+        counts, vocabulary = as_counts(X_batch)
         if counts.shape[1] != self.n_features_in_:
             raise ParameterError(
                 f"X_batch has {counts.shape[1]} word columns but the model has "
@@ -257,88 +259,11 @@ class GSDMM(ClusterMixin, BaseEstimator):
                 f"n_clusters={self.n_clusters} is below the {self.n_clusters_} clusters "
                 "already found: raise n_clusters or refit"
             )
-        return _binarised(counts) if self.likelihood == "eq3" else counts
+        return self._model_counts(counts)
 
-    def fit_predict(self, X, y=None, callback=None):
-        """Fit and return the cluster of each document (``labels_``)."""
-        return self.fit(X, callback=callback).labels_
-
-    def predict_proba(self, X):
-        """Probability of each fitted cluster for new documents (Eq. 4 as Naive Bayes).
-
-        Parameters
-        ----------
-        X : scipy.sparse matrix of shape (n_documents, n_features_in_) or Corpus
-
-        Returns
-        -------
-        ndarray of shape (n_documents, n_clusters_)
-        """
-        log_p = self._log_posterior(X)
-        log_p -= log_p.max(axis=1, keepdims=True)
-        proba = np.exp(log_p)
-        return proba / proba.sum(axis=1, keepdims=True)
-
-    def predict(self, X):
-        """Most probable fitted cluster of each new document."""
-        return np.argmax(self._log_posterior(X), axis=1)
-
-    def top_words(self, n=10, vocabulary=None):
-        """Representative words of each cluster by the posterior mean phi (Eq. 9).
-
-        Parameters
-        ----------
-        n : int, default=10
-        vocabulary : sequence of str, optional
-            Column words; defaults to the Corpus vocabulary seen in ``fit``, else
-            column indices are returned.
-
-        Returns
-        -------
-        list of list of (word, weight)
-            One list per cluster, most probable word first.
-        """
-        check_is_fitted(self, "labels_")
-        words = vocabulary if vocabulary is not None else self.vocabulary_
-        n_words = self.n_features_in_
-        phi = (self.cluster_word_counts_ + self.beta) / (
-            self.cluster_word_counts_.sum(axis=1, keepdims=True) + n_words * self.beta
-        )
-        result = []
-        for row in phi:
-            top = np.argsort(-row, kind="stable")[:n]
-            result.append([(words[w] if words is not None else int(w), float(row[w])) for w in top])
-        return result
-
-    def _store_fitted(self, state):
-        n_active = state.compact()
-        m_z, _, n_wz = state.stats
-        self.labels_ = state.z.astype(np.int64)
-        self.n_clusters_ = int(n_active)
-        self.cluster_sizes_ = m_z[:n_active].astype(np.int64)
-        wide = np.int64 if n_wz.dtype == np.int64 else np.int32
-        self.cluster_word_counts_ = np.ascontiguousarray(n_wz[:, :n_active].T, dtype=wide)
-        self.n_features_in_ = n_wz.shape[0]
-
-    def _log_posterior(self, X):
-        check_is_fitted(self, "labels_")
-        counts, _ = _as_counts(X)
-        if counts.shape[1] != self.n_features_in_:
-            raise ParameterError(
-                f"X has {counts.shape[1]} word columns but the model was fitted on "
-                f"{self.n_features_in_}: build it with the training vocabulary"
-            )
-        if self.likelihood == "eq3":
-            counts = _binarised(counts)
-        n_wz = np.ascontiguousarray(self.cluster_word_counts_.T)
-        out = np.empty((counts.shape[0], self.n_clusters_))
-        kernels.log_posterior(
-            counts.indptr, counts.indices, counts.data,
-            self.cluster_sizes_.astype(np.float64), n_wz.sum(axis=0).astype(np.float64),
-            n_wz, float(self.alpha), float(self.beta),
-            float(self.n_features_in_ * self.beta), out,
-        )
-        return out
+    def _model_counts(self, counts):
+        """Checked counts as the likelihood reads them: binarised for Eq. 3."""
+        return binarised(counts) if self.likelihood == "eq3" else counts
 
 
 class _SamplerState:
@@ -369,8 +294,8 @@ class _SamplerState:
     def initial(cls, counts, n_clusters, alpha, beta, rng):
         """Algorithm 1's initialisation: each document in a uniformly drawn cluster."""
         z = rng.integers(0, n_clusters, size=counts.shape[0]).astype(np.int32)
-        docs = _doc_arrays(counts)
-        stats = _zero_stats(counts.shape[1], n_clusters, count_dtype(counts))
+        docs = doc_arrays(counts)
+        stats = zero_stats(counts.shape[1], n_clusters, count_dtype(counts))
         kernels.build_counts(docs, z, stats)
         return cls(docs, z, stats, alpha, beta)
 
@@ -384,14 +309,14 @@ class _SamplerState:
         """
         sizes, word_counts = model.cluster_sizes_, model.cluster_word_counts_
         n_old, n_found = model.labels_.shape[0], sizes.shape[0]
-        totals = word_counts.sum(axis=0, dtype=np.int64) + _column_sums(counts)
-        stats = _zero_stats(counts.shape[1], model.n_clusters, _count_dtype_for(totals.max()))
+        totals = word_counts.sum(axis=0, dtype=np.int64) + column_sums(counts)
+        stats = zero_stats(counts.shape[1], model.n_clusters, count_dtype_for(totals.max()))
         stats[0][:n_found] = sizes
         stats[1][:n_found] = word_counts.sum(axis=1, dtype=np.int64)
         stats[2][:, :n_found] = word_counts.T
         z = np.concatenate([model.labels_.astype(np.int32),
                             np.full(counts.shape[0], -1, dtype=np.int32)])
-        return cls(_doc_arrays(counts), z, stats, model.alpha, model.beta, first=n_old)
+        return cls(doc_arrays(counts), z, stats, model.alpha, model.beta, first=n_old)
 
     def classify(self):
         """Add the moving documents, in order, each to its most probable cluster (Eq. 4).
@@ -422,80 +347,3 @@ class _SamplerState:
         self.n_occupied = int(np.count_nonzero(self.stats[0]))
         return int(n_moved)
 
-
-def _as_counts(X):
-    """CSR int counts with sorted indices from a sparse/dense matrix or a Corpus."""
-    vocabulary = getattr(X, "vocabulary", None)
-    if hasattr(X, "counts"):
-        X = X.counts
-    if not sp.issparse(X):
-        X = sp.csr_matrix(np.asarray(X))
-    X = sp.csr_matrix(X)
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ParameterError("X must be a non-empty 2-D document-term count matrix")
-    data = X.data
-    if data.size and (data.min() < 0 or not np.all(np.equal(np.mod(data, 1), 0))):
-        raise ParameterError("X must hold non-negative integer word counts")
-    X = sp.csr_matrix((data.astype(np.int32), X.indices, X.indptr), shape=X.shape)
-    X.sum_duplicates()
-    X.eliminate_zeros()
-    X.sort_indices()
-    return X, (list(vocabulary) if vocabulary is not None else None)
-
-
-def count_dtype(counts):
-    """Narrowest unsigned type that holds any word-cluster count of this corpus.
-
-    A cluster never holds more occurrences of a word than the corpus does, so the
-    largest column sum bounds every ``n_wz`` entry. Narrow rows make the memory-bound
-    sweep faster (see ``_gsdmm_kernels``).
-    """
-    return _count_dtype_for(_column_sums(counts).max() if counts.nnz else 0)
-
-
-def _count_dtype_for(largest):
-    """Narrowest count type holding values up to ``largest``."""
-    # Signed above 16 bits: numba promotes uint64 mixed with int64 to float64.
-    for dtype in (np.uint16, np.int32):
-        if int(largest) <= np.iinfo(dtype).max:
-            return dtype
-    return np.int64
-
-
-def _doc_arrays(counts):
-    """The kernels' ``docs`` tuple of a CSR count matrix."""
-    return (counts.indptr.astype(np.int64), counts.indices.astype(np.int32),
-            counts.data.astype(np.int32), _row_sums(counts))
-
-
-def _zero_stats(n_words, n_clusters, dtype):
-    """Empty ``(m_z, n_z, n_wz)`` for ``n_clusters`` slots, counts word-major."""
-    return (np.zeros(n_clusters), np.zeros(n_clusters),
-            np.zeros((n_words, n_clusters), dtype=dtype))
-
-
-def _row_sums(counts):
-    return np.asarray(counts.sum(axis=1), dtype=np.int64).ravel()
-
-
-def _column_sums(counts):
-    return np.asarray(counts.sum(axis=0, dtype=np.int64)).ravel()
-
-
-def _binarised(counts):
-    binary = counts.copy()
-    binary.data[:] = 1
-    return binary
-
-
-def _require_int(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
-
-
-def _require_real(value, name, minimum, inclusive):
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    ok = ok and (value >= minimum if inclusive else value > minimum)
-    if not ok:
-        bound = ">=" if inclusive else ">"
-        raise ParameterError(f"{name} must be a finite number {bound} {minimum:g}, got {value!r}")

@@ -1,27 +1,18 @@
 """GSDPMM: collapsed Gibbs sampling for the Dirichlet Process Multinomial Mixture."""
 
-import time
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import check_is_fitted
 
-from shortclust.errors import ParameterError
 from shortclust.models import _gsdmm_kernels as gsdmm_kernels
 from shortclust.models import _gsdpmm_kernels as kernels
-from shortclust.models.gsdmm import (
-    _as_counts,
-    _require_int,
-    _require_real,
-    _row_sums,
-    count_dtype,
-)
+from shortclust.models._dmm_common import DMMMixin, count_dtype, doc_arrays, zero_stats
+from shortclust.models._validation import as_counts, require_int, require_real
 
 # Cluster slots allocated at first; doubled whenever a sweep runs out (see _grow).
 _INITIAL_SLOTS = 64
 
 
-class GSDPMM(ClusterMixin, BaseEstimator):
+class GSDPMM(DMMMixin, ClusterMixin, BaseEstimator):
     """Gibbs Sampling Dirichlet Process Multinomial Mixture for text clustering.
 
     The Dirichlet-process version of GSDMM: no number of clusters is given. The model
@@ -120,124 +111,40 @@ class GSDPMM(ClusterMixin, BaseEstimator):
 
     def _validate_params(self):
         """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        _require_real(self.alpha, "alpha", 0.0, inclusive=False)
-        _require_real(self.beta, "beta", 0.0, inclusive=False)
-        _require_int(self.max_iter, "max_iter", 1)
+        require_real(self.alpha, "alpha", 0.0, inclusive=False)
+        require_real(self.beta, "beta", 0.0, inclusive=False)
+        require_int(self.max_iter, "max_iter", 1)
 
     def fit(self, X, y=None, callback=None):
-        """Cluster the documents of X.
+        """Cluster the documents of X: the sequential initialisation, then the sweeps.
 
         Parameters
         ----------
         X : scipy.sparse matrix of shape (n_documents, n_words) or Corpus
             Non-negative integer word counts, one row per document. Empty rows are
-            allowed: such a document is placed by cluster popularity alone.
+            allowed: such a document joins a cluster in proportion to its size, or a
+            new one in proportion to ``alpha * D``.
         y : ignored
         callback : callable, optional
-            Called as ``callback(iteration, max_iter, n_clusters)`` after each sweep.
+            Called as ``callback(iteration, max_iter, n_clusters)`` after each of the
+            ``max_iter`` sweeps (not after the initialisation).
 
         Returns
         -------
         self : GSDPMM
         """
         self._validate_params()
-        counts, self.vocabulary_ = _as_counts(X)
+        counts, self.vocabulary_ = as_counts(X)
         rng = np.random.default_rng(self.random_state)
         state = _SamplerState(counts, self.alpha, self.beta)
         state.sweep(rng)  # the sequential initialisation
         self.n_clusters_init_ = state.n_occupied
-        self.n_clusters_history_, self.n_moved_history_ = [], []
-        self.sample_seconds_ = 0.0
-        for iteration in range(1, self.max_iter + 1):
-            started = time.perf_counter()
-            n_moved = state.sweep(rng)
-            self.sample_seconds_ += time.perf_counter() - started
-            self.n_clusters_history_.append(state.n_occupied)
-            self.n_moved_history_.append(n_moved)
-            if callback is not None:
-                callback(iteration, self.max_iter, state.n_occupied)
-        self._store_fitted(state)
-        self.n_iter_ = self.max_iter
+        self._run_sweeps(state, rng, callback)
         return self
 
-    def fit_predict(self, X, y=None, callback=None):
-        """Fit and return the cluster of each document (``labels_``)."""
-        return self.fit(X, callback=callback).labels_
-
-    def predict_proba(self, X):
-        """Probability of each fitted cluster for new documents (Naive Bayes form).
-
-        Parameters
-        ----------
-        X : scipy.sparse matrix of shape (n_documents, n_features_in_) or Corpus
-
-        Returns
-        -------
-        ndarray of shape (n_documents, n_clusters_)
-        """
-        log_p = self._log_posterior(X)
-        log_p -= log_p.max(axis=1, keepdims=True)
-        proba = np.exp(log_p)
-        return proba / proba.sum(axis=1, keepdims=True)
-
-    def predict(self, X):
-        """Most probable fitted cluster of each new document."""
-        return np.argmax(self._log_posterior(X), axis=1)
-
-    def top_words(self, n=10, vocabulary=None):
-        """Representative words of each cluster by the posterior mean phi (Eq. 9, 2014).
-
-        Parameters
-        ----------
-        n : int, default=10
-        vocabulary : sequence of str, optional
-            Column words; defaults to the Corpus vocabulary seen in ``fit``, else
-            column indices are returned.
-
-        Returns
-        -------
-        list of list of (word, weight)
-            One list per cluster, most probable word first.
-        """
-        check_is_fitted(self, "labels_")
-        words = vocabulary if vocabulary is not None else self.vocabulary_
-        counts = self.cluster_word_counts_
-        phi = (counts + self.beta) / (
-            counts.sum(axis=1, keepdims=True) + self.n_features_in_ * self.beta
-        )
-        result = []
-        for row in phi:
-            top = np.argsort(-row, kind="stable")[:n]
-            result.append([(words[w] if words is not None else int(w), float(row[w])) for w in top])
-        return result
-
-    def _store_fitted(self, state):
-        n_active = state.compact()
-        m_z, _, n_wz = state.stats
-        self.labels_ = state.z.astype(np.int64)
-        self.n_clusters_ = int(n_active)
-        self.cluster_sizes_ = m_z[:n_active].astype(np.int64)
-        wide = np.int64 if n_wz.dtype == np.int64 else np.int32
-        self.cluster_word_counts_ = np.ascontiguousarray(n_wz[:, :n_active].T, dtype=wide)
-        self.n_features_in_ = n_wz.shape[0]
-
-    def _log_posterior(self, X):
-        check_is_fitted(self, "labels_")
-        counts, _ = _as_counts(X)
-        if counts.shape[1] != self.n_features_in_:
-            raise ParameterError(
-                f"X has {counts.shape[1]} word columns but the model was fitted on "
-                f"{self.n_features_in_}: build it with the training vocabulary"
-            )
-        n_wz = np.ascontiguousarray(self.cluster_word_counts_.T)
-        out = np.empty((counts.shape[0], self.n_clusters_))
-        # GSDMM's scoring with alpha = 0 weighs a cluster by m_z, as the DP does.
-        gsdmm_kernels.log_posterior(
-            counts.indptr, counts.indices, counts.data,
-            self.cluster_sizes_.astype(np.float64), n_wz.sum(axis=0).astype(np.float64),
-            n_wz, 0.0, float(self.beta), float(self.n_features_in_ * self.beta), out,
-        )
-        return out
+    def _scoring_alpha(self):
+        """0: GSDMM's scoring with alpha = 0 weighs a cluster by m_z, as the DP does."""
+        return 0.0
 
 
 class _SamplerState:
@@ -251,12 +158,10 @@ class _SamplerState:
         n_docs, n_words = counts.shape
         self.alpha_d, self.beta = float(alpha) * n_docs, float(beta)
         self.v_beta = float(n_words * beta)
-        self.docs = (counts.indptr.astype(np.int64), counts.indices.astype(np.int32),
-                     counts.data.astype(np.int32), _row_sums(counts))
+        self.docs = doc_arrays(counts)
         self.z = np.full(n_docs, -1, dtype=np.int32)  # -1: in no cluster yet
         slots = min(_INITIAL_SLOTS, n_docs + 1)
-        self.stats = (np.zeros(slots), np.zeros(slots),
-                      np.zeros((n_words, slots), dtype=count_dtype(counts)))
+        self.stats = zero_stats(n_words, slots, count_dtype(counts))
         self.inv_den = np.empty((gsdmm_kernels._BLOCK + 1, slots))
         gsdmm_kernels.refresh_all_inv_den(self.inv_den, self.stats[1], self.v_beta)
         # Every empty slot has these inverse denominators: they serve the new cluster.

@@ -3,11 +3,10 @@
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
-from shortclust.models.gsdmm import _as_counts, _require_int
-from shortclust.models.kmeans import n_nonempty, require_enough_documents, tfidf, top_words_of
+from shortclust.models._tfidf_common import TfidfMixin, n_nonempty
+from shortclust.models._validation import require_int
 
 _LINKAGES = ("average", "complete", "single", "ward")
 _METRICS = ("cosine", "euclidean")
@@ -15,7 +14,7 @@ _METRICS = ("cosine", "euclidean")
 _BLOCK_VALUES = 2**24
 
 
-class HAC(ClusterMixin, BaseEstimator):
+class HAC(TfidfMixin, ClusterMixin, BaseEstimator):
     """Agglomerative clustering of l2-normalised TF-IDF vectors, cut at ``n_clusters``.
 
     Documents are weighted as for :class:`~shortclust.models.kmeans.KMeans`; their
@@ -80,6 +79,8 @@ class HAC(ClusterMixin, BaseEstimator):
     [0, 0, 1, 1]
     """
 
+    _centres_attribute = "cluster_means_"  # what top_words ranks
+
     def __init__(self, *, n_clusters=8, linkage="average", metric="cosine", max_docs=30000,
                  random_state=None):
         self.n_clusters = n_clusters
@@ -90,8 +91,8 @@ class HAC(ClusterMixin, BaseEstimator):
 
     def _validate_params(self):
         """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        _require_int(self.n_clusters, "n_clusters", 1)
-        _require_int(self.max_docs, "max_docs", 2)
+        require_int(self.n_clusters, "n_clusters", 1)
+        require_int(self.max_docs, "max_docs", 2)
         if self.linkage not in _LINKAGES:
             raise ParameterError(
                 f"linkage must be one of {', '.join(_LINKAGES)}, got {self.linkage!r}"
@@ -129,11 +130,7 @@ class HAC(ClusterMixin, BaseEstimator):
         """
         from scipy.cluster.hierarchy import linkage
 
-        self._validate_params()
-        counts, self.vocabulary_ = _as_counts(X)
-        self._check_size(counts)
-        require_enough_documents(counts, self.n_clusters)
-        _, weights = tfidf(counts)
+        counts, _, weights = self._checked_tfidf(X)
         n_docs = counts.shape[0]
         if n_docs == 1:
             self.merges_ = np.zeros((0, 4))
@@ -150,15 +147,10 @@ class HAC(ClusterMixin, BaseEstimator):
             callback(1, 1, self.n_clusters_)
         return self
 
-    def fit_predict(self, X, y=None, callback=None):
-        """Fit and return the cluster of each document (``labels_``)."""
-        return self.fit(X, callback=callback).labels_
-
-    def top_words(self, n=10, vocabulary=None):
-        """Words of highest mean TF-IDF weight in each cluster, heaviest first."""
-        check_is_fitted(self, "labels_")
-        words = vocabulary if vocabulary is not None else self.vocabulary_
-        return top_words_of(self.cluster_means_, n, words)
+    def _check_corpus(self, counts):
+        """Refuse a corpus over ``max_docs`` documents, then one under ``n_clusters``."""
+        self._check_size(counts)
+        super()._check_corpus(counts)
 
     def _check_size(self, counts):
         n_docs = counts.shape[0]

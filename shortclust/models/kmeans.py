@@ -1,20 +1,27 @@
 """K-means on TF-IDF vectors: the GSDMM paper's similarity-based baseline (section 4.3).
 
-Also home of the small helpers the scikit-learn baselines share (TF-IDF view, seeds,
-column checks, top words from centroids): ``minibatch_kmeans`` and ``hac`` import them.
+The small helpers the scikit-learn baselines share (TF-IDF view, seeds, column checks,
+top words from centroids) live in ``_tfidf_common`` and ``_validation``; they are
+importable from here too, as before.
 """
 
-import numbers
-
-import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import check_is_fitted
 
-from shortclust.errors import ParameterError
-from shortclust.models.gsdmm import _as_counts, _require_int, _require_real
+from shortclust.models._tfidf_common import (
+    CentroidMixin,
+    n_nonempty,
+    require_enough_documents,
+    sklearn_random_state,
+    tfidf,
+    top_words_of,
+)
+from shortclust.models._validation import require_int, require_real, same_columns
+
+__all__ = ["KMeans", "n_nonempty", "require_enough_documents", "same_columns",
+           "sklearn_random_state", "tfidf", "top_words_of"]
 
 
-class KMeans(ClusterMixin, BaseEstimator):
+class KMeans(CentroidMixin, ClusterMixin, BaseEstimator):
     """K-means (Lloyd) on l2-normalised TF-IDF vectors, best of several initialisations.
 
     The count matrix is weighted by TF-IDF (scikit-learn's ``TfidfTransformer``: smoothed
@@ -90,10 +97,10 @@ class KMeans(ClusterMixin, BaseEstimator):
 
     def _validate_params(self):
         """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        _require_int(self.n_clusters, "n_clusters", 1)
-        _require_int(self.n_init, "n_init", 1)
-        _require_int(self.max_iter, "max_iter", 1)
-        _require_real(self.tol, "tol", 0.0, inclusive=True)
+        require_int(self.n_clusters, "n_clusters", 1)
+        require_int(self.n_init, "n_init", 1)
+        require_int(self.max_iter, "max_iter", 1)
+        require_real(self.tol, "tol", 0.0, inclusive=True)
 
     def fit(self, X, y=None, callback=None):
         """Cluster the documents of X.
@@ -112,10 +119,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         """
         from sklearn.cluster import KMeans as SklearnKMeans
 
-        self._validate_params()
-        counts, self.vocabulary_ = _as_counts(X)
-        require_enough_documents(counts, self.n_clusters)
-        transformer, weights = tfidf(counts)
+        counts, transformer, weights = self._checked_tfidf(X)
         # One RandomState shared by the runs draws the seedings in the same sequence as
         # scikit-learn's own n_init loop would.
         seeds = sklearn_random_state(self.random_state)
@@ -128,94 +132,5 @@ class KMeans(ClusterMixin, BaseEstimator):
                 best = run
             if callback is not None:
                 callback(i, self.n_init, n_nonempty(best.labels_))
-        self.labels_ = best.labels_.astype(np.int64)
-        self.n_clusters_ = n_nonempty(self.labels_)
-        self.n_iter_ = int(best.n_iter_)
-        self.cluster_centers_ = best.cluster_centers_
-        self.inertia_ = float(best.inertia_)
-        self.idf_ = transformer.idf_
-        self.n_features_in_ = counts.shape[1]
-        self._estimator, self._transformer = best, transformer
+        self._store_centroids(best, transformer, counts)
         return self
-
-    def fit_predict(self, X, y=None, callback=None):
-        """Fit and return the cluster of each document (``labels_``)."""
-        return self.fit(X, callback=callback).labels_
-
-    def predict(self, X):
-        """Nearest fitted centroid of each new document (TF-IDF with the fitted idf)."""
-        check_is_fitted(self, "labels_")
-        counts = same_columns(X, self.n_features_in_)
-        return self._estimator.predict(self._transformer.transform(counts)).astype(np.int64)
-
-    def top_words(self, n=10, vocabulary=None):
-        """Words of highest TF-IDF weight in each centroid.
-
-        Returns
-        -------
-        list of list of (word, weight)
-            One list per centroid (``n_clusters`` lists), heaviest word first.
-        """
-        check_is_fitted(self, "labels_")
-        words = vocabulary if vocabulary is not None else self.vocabulary_
-        return top_words_of(self.cluster_centers_, n, words)
-
-
-# --- helpers shared by the scikit-learn baselines ---------------------------------------------
-
-def tfidf(counts):
-    """Fitted ``TfidfTransformer`` (smoothed idf, l2 rows) and the CSR TF-IDF of ``counts``.
-
-    The same weighting as :meth:`shortclust.data.Corpus.tfidf`; empty rows stay zero.
-    """
-    from sklearn.feature_extraction.text import TfidfTransformer
-
-    transformer = TfidfTransformer(norm="l2")
-    return transformer, transformer.fit_transform(counts).tocsr()
-
-
-def sklearn_random_state(random_state):
-    """A ``numpy.random.RandomState`` for scikit-learn, from any seed GSDMM accepts.
-
-    One ``np.random.default_rng(random_state)`` per fit, as for every shortclust model, so
-    an int, a Generator or None behave alike across models (and seeds above 2**32 work).
-    """
-    rng = np.random.default_rng(random_state)
-    return np.random.RandomState(int(rng.integers(0, 2**32 - 1, dtype=np.int64)))
-
-
-def require_enough_documents(counts, n_clusters):
-    """A clustering into more groups than there are documents is refused in one line."""
-    if counts.shape[0] < n_clusters:
-        raise ParameterError(
-            f"n_clusters={n_clusters} is more than the {counts.shape[0]} documents: "
-            "lower n_clusters or use a larger corpus"
-        )
-
-
-def n_nonempty(labels):
-    """Number of distinct labels."""
-    return int(np.unique(labels).size)
-
-
-def same_columns(X, n_features):
-    """Counts of X, refused if its columns are not the training vocabulary's."""
-    counts, _ = _as_counts(X)
-    if counts.shape[1] != n_features:
-        raise ParameterError(
-            f"X has {counts.shape[1]} word columns but the model was fitted on "
-            f"{n_features}: build it with the training vocabulary"
-        )
-    return counts
-
-
-def top_words_of(centers, n, vocabulary):
-    """Top ``n`` (word, weight) pairs of each row of ``centers``, heaviest first."""
-    if not isinstance(n, numbers.Integral) or n < 1:
-        raise ParameterError(f"n must be an integer >= 1, got {n!r}")
-    result = []
-    for row in np.asarray(centers):
-        top = np.argsort(-row, kind="stable")[:n]
-        result.append([(vocabulary[w] if vocabulary is not None else int(w), float(row[w]))
-                       for w in top])
-    return result

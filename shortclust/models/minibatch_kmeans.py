@@ -2,15 +2,13 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
-from shortclust.models.gsdmm import _as_counts, _require_int
-from shortclust.models.kmeans import (n_nonempty, require_enough_documents, same_columns,
-                                      sklearn_random_state, tfidf, top_words_of)
+from shortclust.models._tfidf_common import CentroidMixin, sklearn_random_state
+from shortclust.models._validation import require_int
 
 
-class MiniBatchKMeans(ClusterMixin, BaseEstimator):
+class MiniBatchKMeans(CentroidMixin, ClusterMixin, BaseEstimator):
     """Mini-batch K-means (Sculley 2010) on l2-normalised TF-IDF vectors.
 
     The count matrix is weighted as for :class:`~shortclust.models.kmeans.KMeans` and
@@ -82,9 +80,9 @@ class MiniBatchKMeans(ClusterMixin, BaseEstimator):
 
     def _validate_params(self):
         """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        _require_int(self.n_clusters, "n_clusters", 1)
-        _require_int(self.max_iter, "max_iter", 1)
-        _require_int(self.n_init, "n_init", 1)
+        require_int(self.n_clusters, "n_clusters", 1)
+        require_int(self.max_iter, "max_iter", 1)
+        require_int(self.n_init, "n_init", 1)
         fraction = self.batch_fraction
         if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.number)) \
                 or not (0.0 < fraction <= 1.0):
@@ -109,10 +107,7 @@ class MiniBatchKMeans(ClusterMixin, BaseEstimator):
         """
         from sklearn.cluster import MiniBatchKMeans as SklearnMiniBatchKMeans
 
-        self._validate_params()
-        counts, self.vocabulary_ = _as_counts(X)
-        require_enough_documents(counts, self.n_clusters)
-        transformer, weights = tfidf(counts)
+        counts, transformer, weights = self._checked_tfidf(X)
         self.batch_size_ = max(1, round(self.batch_fraction * counts.shape[0]))
         estimator = SklearnMiniBatchKMeans(
             n_clusters=self.n_clusters, init="k-means++", n_init=self.n_init,
@@ -120,31 +115,8 @@ class MiniBatchKMeans(ClusterMixin, BaseEstimator):
             random_state=sklearn_random_state(self.random_state),
         )
         estimator.fit(weights)
-        self.labels_ = estimator.labels_.astype(np.int64)
-        self.n_clusters_ = n_nonempty(self.labels_)
-        self.n_iter_ = int(estimator.n_iter_)
+        self._store_centroids(estimator, transformer, counts)
         self.n_steps_ = int(estimator.n_steps_)
-        self.cluster_centers_ = estimator.cluster_centers_
-        self.inertia_ = float(estimator.inertia_)
-        self.idf_ = transformer.idf_
-        self.n_features_in_ = counts.shape[1]
-        self._estimator, self._transformer = estimator, transformer
         if callback is not None:
             callback(self.n_iter_, self.max_iter, self.n_clusters_)
         return self
-
-    def fit_predict(self, X, y=None, callback=None):
-        """Fit and return the cluster of each document (``labels_``)."""
-        return self.fit(X, callback=callback).labels_
-
-    def predict(self, X):
-        """Nearest fitted centroid of each new document (TF-IDF with the fitted idf)."""
-        check_is_fitted(self, "labels_")
-        counts = same_columns(X, self.n_features_in_)
-        return self._estimator.predict(self._transformer.transform(counts)).astype(np.int64)
-
-    def top_words(self, n=10, vocabulary=None):
-        """Words of highest TF-IDF weight in each centroid, heaviest first."""
-        check_is_fitted(self, "labels_")
-        words = vocabulary if vocabulary is not None else self.vocabulary_
-        return top_words_of(self.cluster_centers_, n, words)

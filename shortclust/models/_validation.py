@@ -1,0 +1,63 @@
+"""Input and hyperparameter checks shared by every model. Private: the estimators call them.
+
+Each check raises :class:`~shortclust.errors.ParameterError` with a message that names
+the offending value, so a bad config fails in one line.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from shortclust.errors import ParameterError
+
+
+def as_counts(X):
+    """CSR int counts with sorted indices from a sparse/dense matrix or a Corpus.
+
+    Returns ``(counts, vocabulary)``: the checked counts (int32, duplicates summed,
+    explicit zeros dropped) and the Corpus vocabulary as a list, or None when X is a
+    bare matrix.
+    """
+    vocabulary = getattr(X, "vocabulary", None)
+    if hasattr(X, "counts"):
+        X = X.counts
+    if not sp.issparse(X):
+        X = sp.csr_matrix(np.asarray(X))
+    X = sp.csr_matrix(X)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ParameterError("X must be a non-empty 2-D document-term count matrix")
+    data = X.data
+    if data.size and (data.min() < 0 or not np.all(np.equal(np.mod(data, 1), 0))):
+        raise ParameterError("X must hold non-negative integer word counts")
+    X = sp.csr_matrix((data.astype(np.int32), X.indices, X.indptr), shape=X.shape)
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    X.sort_indices()
+    return X, (list(vocabulary) if vocabulary is not None else None)
+
+
+def same_columns(X, n_features):
+    """Counts of X (as :func:`as_counts`), refused if its width is not the training one."""
+    counts, _ = as_counts(X)
+    if counts.shape[1] != n_features:
+        raise ParameterError(
+            f"X has {counts.shape[1]} word columns but the model was fitted on "
+            f"{n_features}: build it with the training vocabulary"
+        )
+    return counts
+
+
+def require_int(value, name, minimum):
+    """Refuse anything but an integer (not a bool) >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def require_real(value, name, minimum, inclusive):
+    """Refuse anything but a finite real number (not a bool) >= or > ``minimum``."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    ok = ok and (value >= minimum if inclusive else value > minimum)
+    if not ok:
+        bound = ">=" if inclusive else ">"
+        raise ParameterError(f"{name} must be a finite number {bound} {minimum:g}, got {value!r}")
