@@ -76,6 +76,10 @@ class ExperimentConfig(BaseModel):
     stream : dict or None
         Streaming mode (see :mod:`shortclust.experiments.stream`): the corpus is ordered by
         time and fed to the model in batches.
+    representation : dict or None
+        What the model is fitted on (see :mod:`shortclust.representations`):
+        ``{name: counts | tfidf | word_vectors | sentence_embeddings, path: ...}``;
+        default: the term counts.
     """
 
     model_config = _STRICT
@@ -92,6 +96,7 @@ class ExperimentConfig(BaseModel):
     output: str | None = None
     sweep: dict[str, Any] | None = None
     stream: dict[str, Any] | None = None
+    representation: dict[str, Any] | None = None
 
     @field_validator("name", "dataset", "preprocess")
     @classmethod
@@ -135,6 +140,25 @@ class ExperimentConfig(BaseModel):
                 )
             grids[key] = values
         return grids
+
+    @field_validator("representation")
+    @classmethod
+    def _known_representation(cls, section: dict[str, Any] | None) -> dict[str, Any] | None:
+        if section is None:
+            return None
+        from shortclust.representations import RepresentationSpec
+
+        try:
+            return RepresentationSpec.model_validate(section).model_dump()
+        except ValidationError as exc:
+            raise ValueError(_validation_message(exc)) from None
+
+    @property
+    def representation_spec(self):
+        """The ``representation`` section as a RepresentationSpec, or None for counts."""
+        from shortclust.representations import RepresentationSpec
+
+        return None if self.representation is None else RepresentationSpec(**self.representation)
 
     @model_validator(mode="after")
     def _runs_match_seeds(self) -> ExperimentConfig:

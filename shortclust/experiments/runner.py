@@ -9,6 +9,7 @@ before the next run starts, so an interruption loses at most the run in progress
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +123,7 @@ def run_experiment(
     model_class = _check_config(config)
     param_sets = _param_sets(config, points)
     corpus = _load_corpus(config, data_dir)
+    features = _features(config, corpus)
     plan = _plan_runs(config, corpus, param_sets)
     store = RecordStore(config.output_dir)
     say = _Messages(quiet, console)
@@ -130,10 +132,10 @@ def run_experiment(
     show_bars = (not quiet) if progress is None else progress
     try:
         if todo:
-            _warm_up(model_class, todo[0].params, corpus)
+            _warm_up(model_class, todo[0].params, features)
         with _Progress(show_bars, len(plan), len(plan) - len(todo), console) as bars:
             for run in todo:
-                _run_once(config, corpus, model_class, run, store, bars)
+                _run_once(config, corpus, features, model_class, run, store, bars)
     except KeyboardInterrupt:
         _finish(store, say, print_table=False)
         raise ExperimentInterrupted(_count_done(store, plan), len(plan)) from None
@@ -178,11 +180,22 @@ def _describe_point(point: dict[str, Any]) -> str:
     return ", ".join(f"{key}={value}" for key, value in point.items())
 
 
+def _features(config: ExperimentConfig, corpus):
+    """What every run is fitted on: the counts, or the config's representation (built once)."""
+    from shortclust.representations import build_representation
+
+    return build_representation(corpus, config.representation_spec)
+
+
 def _plan_runs(config: ExperimentConfig, corpus, param_sets) -> list[_PlannedRun]:
     # The pipeline actually applied ("auto" resolved), so ids do not depend on the spelling.
+    # A representation other than counts is part of what a run is, so part of its id.
+    model = config.model.name
+    if config.representation is not None and config.representation["name"] != "counts":
+        model = f"{model}@{json.dumps(config.representation, sort_keys=True)}"
     plan = []
     for params in param_sets:
-        identity = (config.dataset, corpus.preprocess, config.model.name, params)
+        identity = (config.dataset, corpus.preprocess, model, params)
         plan += [
             _PlannedRun(seed, make_run_id(*identity, seed, config.metrics), params)
             for seed in config.seed_list
@@ -226,24 +239,24 @@ def _count_done(store: RecordStore, plan) -> int:
 # one run
 
 
-def _warm_up(model_class, params, corpus, n_docs: int = 32) -> None:
+def _warm_up(model_class, params, features, n_docs: int = 32) -> None:
     """Fit once on the first few documents, untimed and unrecorded.
 
     Compiled kernels (numba) are built or loaded from cache on their first call; doing that
     here keeps the one-off cost out of the first run's ``fit_seconds``.
     """
-    sample = corpus.counts[: min(corpus.n_docs, n_docs)]
+    sample = features[: min(features.shape[0], n_docs)]
     try:
         model_class(**params, random_state=0).fit(sample)
     except Exception:  # noqa: BLE001 - a real problem shows up in the timed fit
         pass
 
 
-def _run_once(config, corpus, model_class, run: _PlannedRun, store, bars) -> None:
+def _run_once(config, corpus, features, model_class, run: _PlannedRun, store, bars) -> None:
     model = model_class(**run.params, random_state=run.seed)
     bars.start_run(run.seed)
     started = time.perf_counter()
-    model.fit(corpus.counts, callback=bars.iteration)
+    model.fit(features, callback=bars.iteration)
     fit_seconds = time.perf_counter() - started
     labels = _fitted_labels(model, corpus)
     store.write_labels(run.run_id, labels)
@@ -275,6 +288,7 @@ def _record(config, corpus, params, run, model, labels, fit_seconds) -> dict[str
         n_iter=_optional_int(getattr(model, "n_iter_", None)),
         fit_seconds=fit_seconds,
         n_docs=int(corpus.n_docs),
+        **({"representation": config.representation} if config.representation else {}),
     )
 
 

