@@ -9,9 +9,14 @@ from shortclust.errors import ConfigError
 _MODELS = {
     "gsdmm": ("shortclust.models.gsdmm", "GSDMM"),
     "hac": ("shortclust.models.hac", "HAC"),
+    "hac_ward": ("shortclust.models.hac_similarity", "HACWard"),
+    "hac_knn": ("shortclust.models.hac_similarity", "HACkNN"),
+    "hac_sd": ("shortclust.models.hac_similarity", "HACSD"),
     "kmeans": ("shortclust.models.kmeans", "KMeans"),
+    "kmeans_minus": ("shortclust.models.kmeans_minus", "KMeansMinus"),
     "minibatch_kmeans": ("shortclust.models.minibatch_kmeans", "MiniBatchKMeans"),
     "gsdpmm": ("shortclust.models.gsdpmm", "GSDPMM"),
+    "iterative_classification": ("shortclust.models.iterative_classification", "IterativeClassification"),
 }
 
 
