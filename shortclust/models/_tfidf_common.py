@@ -1,14 +1,18 @@
-"""What the scikit-learn baselines on TF-IDF vectors share. Private: use the estimators.
+"""What the vector-space models share. Private: use the estimators.
 
 :class:`TfidfMixin` holds the methods of KMeans, MiniBatchKMeans and HAC that differ
 only in where their cluster centres are kept, :class:`CentroidMixin` those of the two
 K-means models; the functions below are the TF-IDF view, seeds and checks they use
-(``shortclust.models.kmeans`` re-exports them).
+(``shortclust.models.kmeans`` re-exports them). :func:`unit_vectors` and
+:func:`_holds_counts` are the input rule of the models that take either word counts or
+document vectors (KMeans, MiniBatchKMeans, HAC_SD and its variants, k-means--);
+``shortclust.models.hac_similarity`` re-exports them.
 """
 
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
@@ -74,26 +78,141 @@ class TfidfMixin:
 class CentroidMixin(TfidfMixin):
     """:class:`TfidfMixin` plus ``predict`` and the fitted attributes of the K-means models.
 
-    ``predict`` uses the scikit-learn estimator and ``TfidfTransformer`` that
-    :meth:`_store_centroids` keeps in ``_estimator`` and ``_transformer``.
+    Their input follows :func:`unit_vectors`: word counts (a Corpus or an integer matrix)
+    are weighted by TF-IDF, document vectors (a float matrix) are only l2-normalised.
+    ``predict`` uses the scikit-learn estimator and, for counts, the ``TfidfTransformer``
+    that :meth:`_store_centroids` keeps in ``_estimator`` and ``_transformer`` (None when
+    fitted on vectors).
     """
 
     def predict(self, X):
-        """Nearest fitted centroid of each new document (TF-IDF with the fitted idf)."""
-        check_is_fitted(self, "labels_")
-        counts = same_columns(X, self.n_features_in_)
-        return self._estimator.predict(self._transformer.transform(counts)).astype(np.int64)
+        """Nearest fitted centroid of each new document.
 
-    def _store_centroids(self, estimator, transformer, counts):
-        """The fitted attributes of a scikit-learn K-means ``estimator`` run on TF-IDF."""
+        X must be of the kind ``fit`` was given: counts (weighted by TF-IDF with the fitted
+        idf) or document vectors (l2-normalised), with the training number of columns.
+        """
+        check_is_fitted(self, "labels_")
+        fitted_on_counts = self._transformer is not None
+        if _holds_counts(X) != fitted_on_counts:
+            fitted, given = ("word counts", "document vectors") if fitted_on_counts \
+                else ("document vectors", "word counts")
+            raise ParameterError(
+                f"the model was fitted on {fitted} but X holds {given} (a Corpus or an "
+                "integer matrix is counts, a float matrix is vectors): give predict the "
+                "kind of input fit had"
+            )
+        if fitted_on_counts:
+            vectors = self._transformer.transform(same_columns(X, self.n_features_in_))
+        else:
+            vectors, _ = unit_vectors(X)
+            if vectors.shape[1] != self.n_features_in_:
+                raise ParameterError(
+                    f"X has {vectors.shape[1]} columns but the model was fitted on document "
+                    f"vectors of {self.n_features_in_}: use the same representation"
+                )
+        return self._estimator.predict(vectors).astype(np.int64)
+
+    def top_words(self, n=10, vocabulary=None):
+        """Words of highest weight in each centroid, heaviest first.
+
+        As :meth:`TfidfMixin.top_words`; a model fitted on document vectors has no
+        vocabulary of its own, so ``vocabulary`` (one word per column, e.g. the words of a
+        TF-IDF matrix) is then required.
+
+        Raises
+        ------
+        ParameterError
+            If ``n`` is not an integer >= 1, or the model was fitted on document vectors
+            and no ``vocabulary`` is given.
+        """
+        check_is_fitted(self, "labels_")
+        if vocabulary is None and self._transformer is None:
+            raise ParameterError(
+                "top_words needs a vocabulary for a model fitted on document vectors: pass "
+                "vocabulary= (one word per column), or fit on a Corpus"
+            )
+        return super().top_words(n, vocabulary)
+
+    def _checked_vectors(self, X):
+        """Check the parameters and X and set ``vocabulary_``.
+
+        Returns the unit rows to cluster and the fitted ``TfidfTransformer`` for counts
+        (the TF-IDF of :meth:`TfidfMixin._checked_tfidf`), None for document vectors.
+        """
+        if _holds_counts(X):
+            _, transformer, weights = self._checked_tfidf(X)
+            return weights, transformer
+        self._validate_params()
+        vectors, self.vocabulary_ = unit_vectors(X)
+        self._check_corpus(vectors)
+        return vectors, None
+
+    def _store_centroids(self, estimator, transformer, n_features):
+        """The fitted attributes of a scikit-learn K-means ``estimator`` run on unit rows."""
         self.labels_ = estimator.labels_.astype(np.int64)
         self.n_clusters_ = n_nonempty(self.labels_)
         self.n_iter_ = int(estimator.n_iter_)
         self.cluster_centers_ = estimator.cluster_centers_
         self.inertia_ = float(estimator.inertia_)
-        self.idf_ = transformer.idf_
-        self.n_features_in_ = counts.shape[1]
+        self.idf_ = transformer.idf_ if transformer is not None else None
+        self.n_features_in_ = n_features
         self._estimator, self._transformer = estimator, transformer
+
+
+def unit_vectors(X):
+    """The documents of X as l2-normalised float64 rows, and the vocabulary if known.
+
+    * A Corpus, or a matrix (dense or sparse) of integer dtype, holds word counts: it is
+      weighted by TF-IDF with l2-normalised rows (the weighting of
+      :class:`~shortclust.models.kmeans.KMeans`), returned as CSR.
+    * A floating-point (or boolean) matrix holds document vectors (TF-IDF, averaged word
+      vectors, sentence embeddings): its rows are scaled to unit length, a sparse matrix
+      staying CSR and a dense one becoming a C-ordered ndarray.
+
+    A zero row (an empty document) stays zero. Returns ``(vectors, vocabulary)``.
+
+    Raises
+    ------
+    ParameterError
+        If X is not a non-empty 2-D numeric matrix with finite values (or, for counts,
+        holds negative or fractional values).
+    """
+    if _holds_counts(X):
+        counts, vocabulary = as_counts(X)
+        return tfidf(counts)[1], vocabulary
+    from sklearn.preprocessing import normalize
+
+    try:
+        vectors = (sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X)
+                   else np.array(X, dtype=np.float64, order="C"))
+    except (TypeError, ValueError) as error:
+        raise ParameterError(f"X must be a numeric matrix of document vectors: {error}") \
+            from None
+    if vectors.ndim != 2 or vectors.shape[0] == 0:
+        raise ParameterError(
+            f"X must be a non-empty 2-D matrix of document vectors, got shape {vectors.shape}"
+        )
+    values = vectors.data if sp.issparse(vectors) else vectors
+    if not np.isfinite(values).all():
+        raise ParameterError("X contains NaN or infinite values: clean the document vectors")
+    return normalize(vectors, norm="l2", copy=False), None
+
+
+def _holds_counts(X):
+    """A Corpus, or a matrix (dense or sparse) of integer dtype: word counts.
+
+    Anything else (float or boolean dtype) is document vectors; so is input numpy cannot
+    make an array of, which :func:`unit_vectors` then refuses in one line.
+    """
+    if hasattr(X, "counts"):
+        return True
+    dtype = getattr(X, "dtype", None)
+    if dtype is None:
+        try:
+            dtype = np.asarray(X).dtype
+        except (TypeError, ValueError):
+            return False
+    return np.issubdtype(dtype, np.integer)
 
 
 def tfidf(counts):

@@ -21,10 +21,6 @@ from shortclust.models._validation import as_counts, require_int, require_real
 # count_dtype lives in _dmm_common (GSDPMM uses it too); importable from here as before.
 __all__ = ["GSDMM", "count_dtype"]
 
-# The old private names of the checks, for modules that still import them from here
-# (hac_similarity, iterative_classification, kmeans_minus); new code: use _validation.
-_as_counts, _require_int, _require_real = as_counts, require_int, require_real
-
 _LIKELIHOODS = ("eq4", "eq3")
 
 

@@ -2,8 +2,9 @@
 
 Rakib, Zeh, Jankowska and Milios, "Enhancement of Short Text Clustering by Iterative
 Classification", sections 5.2 (dense matrix) and 5.3 (matrix sparsified by k-NN, section
-4.1, or by the similarity distribution, Algorithm 2). Also home of the input handling that
-the IC paper's vector-space models share (:func:`unit_vectors`): ``kmeans_minus`` imports it.
+4.1, or by the similarity distribution, Algorithm 2). The input rule the vector-space
+models share (:func:`unit_vectors`, :func:`_holds_counts`) lives in ``_tfidf_common`` and
+is importable from here too, as before.
 """
 
 import numpy as np
@@ -13,9 +14,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
 from shortclust.models._sparsify import knn_sparsify, sd_sparsify
-from shortclust.models.gsdmm import _as_counts, _require_int
+from shortclust.models._tfidf_common import (  # noqa: F401 (re-exported)
+    _holds_counts,
+    n_nonempty,
+    require_enough_documents,
+    top_words_of,
+    unit_vectors,
+)
+from shortclust.models._validation import require_int
 from shortclust.models.hac import _cluster_means, _cut
-from shortclust.models.kmeans import n_nonempty, require_enough_documents, tfidf, top_words_of
 
 _SPARSIFIERS = ("none", "knn", "sd")
 # Rows of similarities computed at once: about this many values per block.
@@ -132,14 +139,14 @@ class HACSimilarity(ClusterMixin, BaseEstimator):
 
     def _validate_params(self):
         """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        _require_int(self.n_clusters, "n_clusters", 1)
-        _require_int(self.max_docs, "max_docs", 1)
+        require_int(self.n_clusters, "n_clusters", 1)
+        require_int(self.max_docs, "max_docs", 1)
         if self.sparsify not in _SPARSIFIERS:
             raise ParameterError(
                 f"sparsify must be one of {', '.join(_SPARSIFIERS)}, got {self.sparsify!r}"
             )
         if self.k is not None:
-            _require_int(self.k, "k", 1)
+            require_int(self.k, "k", 1)
 
     def fit(self, X, y=None, callback=None):
         """Cluster the documents of X.
@@ -268,46 +275,7 @@ class HACSD(HACSimilarity):
                          random_state=random_state)
 
 
-# --- input, similarities and distances (shared with kmeans_minus) ----------------------------
-
-def unit_vectors(X):
-    """The documents of X as l2-normalised float64 rows, and the vocabulary if known.
-
-    * A Corpus, or a matrix (dense or sparse) of integer dtype, holds word counts: it is
-      weighted by TF-IDF with l2-normalised rows (the weighting of
-      :class:`~shortclust.models.kmeans.KMeans`), returned as CSR.
-    * A floating-point (or boolean) matrix holds document vectors (TF-IDF, averaged word
-      vectors, sentence embeddings): its rows are scaled to unit length, a sparse matrix
-      staying CSR and a dense one becoming a C-ordered ndarray.
-
-    A zero row (an empty document) stays zero. Returns ``(vectors, vocabulary)``.
-
-    Raises
-    ------
-    ParameterError
-        If X is not a non-empty 2-D numeric matrix with finite values (or, for counts,
-        holds negative or fractional values).
-    """
-    if _holds_counts(X):
-        counts, vocabulary = _as_counts(X)
-        return tfidf(counts)[1], vocabulary
-    from sklearn.preprocessing import normalize
-
-    try:
-        vectors = (sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X)
-                   else np.array(X, dtype=np.float64, order="C"))
-    except (TypeError, ValueError) as error:
-        raise ParameterError(f"X must be a numeric matrix of document vectors: {error}") \
-            from None
-    if vectors.ndim != 2 or vectors.shape[0] == 0:
-        raise ParameterError(
-            f"X must be a non-empty 2-D matrix of document vectors, got shape {vectors.shape}"
-        )
-    values = vectors.data if sp.issparse(vectors) else vectors
-    if not np.isfinite(values).all():
-        raise ParameterError("X contains NaN or infinite values: clean the document vectors")
-    return normalize(vectors, norm="l2", copy=False), None
-
+# --- similarities and distances ---------------------------------------------------------------
 
 def similarity_matrix(vectors, dtype=np.float32):
     """Dense cosine similarities ``V V^T`` of unit rows, a block of rows at a time.
@@ -361,13 +329,3 @@ def _similarity_blocks(vectors):
         stop = min(n_docs, start + step)
         block = vectors[start:stop] @ transposed
         yield start, stop, (block.toarray() if sp.issparse(block) else block)
-
-
-def _holds_counts(X):
-    """A Corpus, or a matrix (dense or sparse) of integer dtype: word counts."""
-    if hasattr(X, "counts"):
-        return True
-    dtype = getattr(X, "dtype", None)
-    if dtype is None:
-        dtype = np.asarray(X).dtype
-    return np.issubdtype(dtype, np.integer)

@@ -1,8 +1,8 @@
-"""K-means on TF-IDF vectors: the GSDMM paper's similarity-based baseline (section 4.3).
+"""K-means on TF-IDF or document vectors: the GSDMM paper's similarity-based baseline (4.3).
 
-The small helpers the scikit-learn baselines share (TF-IDF view, seeds, column checks,
-top words from centroids) live in ``_tfidf_common`` and ``_validation``; they are
-importable from here too, as before.
+The small helpers the scikit-learn baselines share (TF-IDF view, input rule, seeds, column
+checks, top words from centroids) live in ``_tfidf_common`` and ``_validation``; the
+TF-IDF ones are importable from here too, as before.
 """
 
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -22,12 +22,16 @@ __all__ = ["KMeans", "n_nonempty", "require_enough_documents", "same_columns",
 
 
 class KMeans(CentroidMixin, ClusterMixin, BaseEstimator):
-    """K-means (Lloyd) on l2-normalised TF-IDF vectors, best of several initialisations.
+    """K-means (Lloyd) on l2-normalised TF-IDF or document vectors, best of several seedings.
 
-    The count matrix is weighted by TF-IDF (scikit-learn's ``TfidfTransformer``: smoothed
-    idf, rows scaled to unit length; empty documents stay zero vectors) and clustered by
-    :class:`sklearn.cluster.KMeans` with k-means++ seeding. The matrix stays sparse. Each
-    initialisation is a separate Lloyd run; the one with the lowest inertia is kept.
+    Word counts (a Corpus, or a matrix of integer dtype) are weighted by TF-IDF
+    (scikit-learn's ``TfidfTransformer``: smoothed idf, rows scaled to unit length; empty
+    documents stay zero vectors); document vectors (a float matrix, dense or sparse: TF-IDF
+    from the representation layer, averaged word vectors, sentence embeddings) are used as
+    given after scaling their rows to unit length (the rule of
+    :func:`~shortclust.models._tfidf_common.unit_vectors`). The rows are clustered by
+    :class:`sklearn.cluster.KMeans` with k-means++ seeding; a sparse matrix stays sparse.
+    Each initialisation is a separate Lloyd run; the one with the lowest inertia is kept.
 
     Parameters
     ----------
@@ -52,13 +56,14 @@ class KMeans(CentroidMixin, ClusterMixin, BaseEstimator):
     n_iter_ : int
         Lloyd iterations of the kept initialisation.
     cluster_centers_ : ndarray of shape (n_clusters, n_features_in_)
-        Centroids in TF-IDF space.
+        Centroids in TF-IDF space (in the space of the unit vectors for vector input).
     inertia_ : float
         Sum of squared distances of the documents to their centroid (the objective).
-    idf_ : ndarray of shape (n_features_in_,)
-        Inverse document frequencies learnt in ``fit``, reused by ``predict``.
+    idf_ : ndarray of shape (n_features_in_,) or None
+        Inverse document frequencies learnt in ``fit`` on counts, reused by ``predict``;
+        None when fitted on document vectors.
     n_features_in_ : int
-        Vocabulary size V.
+        Vocabulary size V (the vectors' dimension for vector input).
     vocabulary_ : list of str or None
         Words of the columns, when ``fit`` was given a Corpus.
 
@@ -72,6 +77,10 @@ class KMeans(CentroidMixin, ClusterMixin, BaseEstimator):
 
     ``fit``'s ``callback(i, n_init, n_clusters)`` is called after each initialisation
     (scikit-learn offers no hook inside a Lloyd run), with the best clustering's count.
+
+    ``predict`` takes the kind of input ``fit`` had (counts, weighted with the fitted idf,
+    or vectors, l2-normalised) and refuses the other. ``top_words`` of a model fitted on
+    vectors needs ``vocabulary=`` (one word per column).
 
     References
     ----------
@@ -107,8 +116,10 @@ class KMeans(CentroidMixin, ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : scipy.sparse matrix of shape (n_documents, n_words) or Corpus
-            Non-negative integer word counts; empty rows are allowed.
+        X : array-like or sparse matrix of shape (n_documents, n_features), or Corpus
+            Word counts (a Corpus, or non-negative integers in a matrix of integer dtype),
+            weighted by TF-IDF; or document vectors (a float matrix), l2-normalised. Empty
+            rows are allowed.
         y : ignored
         callback : callable, optional
             Called as ``callback(i, n_init, n_clusters)`` after each initialisation.
@@ -119,7 +130,7 @@ class KMeans(CentroidMixin, ClusterMixin, BaseEstimator):
         """
         from sklearn.cluster import KMeans as SklearnKMeans
 
-        counts, transformer, weights = self._checked_tfidf(X)
+        weights, transformer = self._checked_vectors(X)
         # One RandomState shared by the runs draws the seedings in the same sequence as
         # scikit-learn's own n_init loop would.
         seeds = sklearn_random_state(self.random_state)
@@ -132,5 +143,5 @@ class KMeans(CentroidMixin, ClusterMixin, BaseEstimator):
                 best = run
             if callback is not None:
                 callback(i, self.n_init, n_nonempty(best.labels_))
-        self._store_centroids(best, transformer, counts)
+        self._store_centroids(best, transformer, weights.shape[1])
         return self

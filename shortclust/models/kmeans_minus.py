@@ -14,10 +14,9 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
-from shortclust.models.gsdmm import _require_int
-from shortclust.models.hac_similarity import unit_vectors
-from shortclust.models.kmeans import (n_nonempty, require_enough_documents,
-                                      sklearn_random_state, top_words_of)
+from shortclust.models._tfidf_common import (n_nonempty, require_enough_documents,
+                                             sklearn_random_state, top_words_of, unit_vectors)
+from shortclust.models._validation import require_int
 
 
 class KMeansMinus(ClusterMixin, BaseEstimator):
@@ -71,7 +70,7 @@ class KMeansMinus(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    The input is handled by :func:`~shortclust.models.hac_similarity.unit_vectors`: counts
+    The input is handled by :func:`~shortclust.models._tfidf_common.unit_vectors`: counts
     (a Corpus or an integer matrix) become l2-normalised TF-IDF, float vectors are scaled
     to unit length, so squared Euclidean distances are ``2 - 2 cos`` away from the centres'
     shrinkage. An empty document (zero vector) is at squared distance ``|c|^2`` from centre
@@ -105,12 +104,12 @@ class KMeansMinus(ClusterMixin, BaseEstimator):
 
     def _validate_params(self):
         """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        _require_int(self.n_clusters, "n_clusters", 1)
-        _require_int(self.n_init, "n_init", 1)
-        _require_int(self.max_iter, "max_iter", 1)
+        require_int(self.n_clusters, "n_clusters", 1)
+        require_int(self.n_init, "n_init", 1)
+        require_int(self.max_iter, "max_iter", 1)
         value = self.n_outliers
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            _require_int(value, "n_outliers", 0)
+            require_int(value, "n_outliers", 0)
         elif not (isinstance(value, numbers.Real) and not isinstance(value, bool)
                   and 0.0 <= value < 1.0):
             raise ParameterError(
@@ -125,7 +124,7 @@ class KMeansMinus(ClusterMixin, BaseEstimator):
         ----------
         X : array-like or sparse matrix of shape (n_documents, n_features), or Corpus
             Document vectors, or word counts (weighted by TF-IDF); see
-            :func:`~shortclust.models.hac_similarity.unit_vectors`.
+            :func:`~shortclust.models._tfidf_common.unit_vectors`.
         y : ignored
         callback : callable, optional
             Called as ``callback(i, n_init, n_clusters)`` after each seeding.

@@ -1,4 +1,4 @@
-"""Mini-batch K-means on TF-IDF vectors: the GSDMM paper's scalability baseline (section 4.8)."""
+"""Mini-batch K-means on TF-IDF or document vectors: the GSDMM paper's scalability baseline."""
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -9,10 +9,12 @@ from shortclust.models._validation import require_int
 
 
 class MiniBatchKMeans(CentroidMixin, ClusterMixin, BaseEstimator):
-    """Mini-batch K-means (Sculley 2010) on l2-normalised TF-IDF vectors.
+    """Mini-batch K-means (Sculley 2010) on l2-normalised TF-IDF or document vectors.
 
-    The count matrix is weighted as for :class:`~shortclust.models.kmeans.KMeans` and
-    clustered by :class:`sklearn.cluster.MiniBatchKMeans`, whose batches hold a fixed
+    The input is handled as by :class:`~shortclust.models.kmeans.KMeans`: word counts (a
+    Corpus or an integer matrix) are weighted by TF-IDF, document vectors (a float matrix,
+    dense or sparse) are l2-normalised. The rows are clustered by
+    :class:`sklearn.cluster.MiniBatchKMeans`, whose batches hold a fixed
     fraction of the documents (the paper: one percent). Each step moves the centroids of
     the batch's documents towards them, with a per-centroid learning rate.
 
@@ -45,7 +47,8 @@ class MiniBatchKMeans(CentroidMixin, ClusterMixin, BaseEstimator):
     cluster_centers_ : ndarray of shape (n_clusters, n_features_in_)
     inertia_ : float
         Sum of squared distances of the documents to their centroid.
-    idf_ : ndarray of shape (n_features_in_,)
+    idf_ : ndarray of shape (n_features_in_,) or None
+        None when fitted on document vectors.
     n_features_in_ : int
     vocabulary_ : list of str or None
 
@@ -55,7 +58,9 @@ class MiniBatchKMeans(CentroidMixin, ClusterMixin, BaseEstimator):
     improvement of the smoothed batch inertia, re-seeding of nearly empty centroids
     (``reassignment_ratio=0.01``), seeding on ``3 * batch_size`` sampled documents (at
     least ``3 * n_clusters``). ``fit`` calls ``callback(n_iter_, max_iter, n_clusters_)``
-    once, at the end (scikit-learn offers no hook between steps).
+    once, at the end (scikit-learn offers no hook between steps). ``predict`` and
+    ``top_words`` follow :class:`~shortclust.models.kmeans.KMeans`: ``predict`` takes the
+    kind of input ``fit`` had, and ``top_words`` after vectors needs ``vocabulary=``.
 
     References
     ----------
@@ -95,8 +100,10 @@ class MiniBatchKMeans(CentroidMixin, ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : scipy.sparse matrix of shape (n_documents, n_words) or Corpus
-            Non-negative integer word counts; empty rows are allowed.
+        X : array-like or sparse matrix of shape (n_documents, n_features), or Corpus
+            Word counts (a Corpus, or non-negative integers in a matrix of integer dtype),
+            weighted by TF-IDF; or document vectors (a float matrix), l2-normalised. Empty
+            rows are allowed.
         y : ignored
         callback : callable, optional
             Called once as ``callback(n_iter_, max_iter, n_clusters_)`` at the end.
@@ -107,15 +114,15 @@ class MiniBatchKMeans(CentroidMixin, ClusterMixin, BaseEstimator):
         """
         from sklearn.cluster import MiniBatchKMeans as SklearnMiniBatchKMeans
 
-        counts, transformer, weights = self._checked_tfidf(X)
-        self.batch_size_ = max(1, round(self.batch_fraction * counts.shape[0]))
+        weights, transformer = self._checked_vectors(X)
+        self.batch_size_ = max(1, round(self.batch_fraction * weights.shape[0]))
         estimator = SklearnMiniBatchKMeans(
             n_clusters=self.n_clusters, init="k-means++", n_init=self.n_init,
             max_iter=self.max_iter, batch_size=self.batch_size_,
             random_state=sklearn_random_state(self.random_state),
         )
         estimator.fit(weights)
-        self._store_centroids(estimator, transformer, counts)
+        self._store_centroids(estimator, transformer, weights.shape[1])
         self.n_steps_ = int(estimator.n_steps_)
         if callback is not None:
             callback(self.n_iter_, self.max_iter, self.n_clusters_)

@@ -246,3 +246,159 @@ def test_the_runner_runs_them_from_a_config(tmp_path, name, params):
     for record in result.records:
         assert record["n_clusters"] == 3 and record["n_iter"] >= 1
         assert record["params"]["n_clusters"] == 3
+
+
+# --- document vectors (float input) for the K-means models ----------------------------------
+
+KMEANS_MODELS = [KMeans, MiniBatchKMeans]
+
+
+def planted_vectors(n_docs=80, n_topics=4, dim=10, seed=0):
+    """Dense float vectors (embedding-like) around well separated directions, rows of any length."""
+    rng = np.random.default_rng(seed)
+    topics = np.arange(n_docs) % n_topics
+    directions = rng.normal(size=(n_topics, dim)) * 5.0
+    vectors = directions[topics] + rng.normal(scale=0.3, size=(n_docs, dim))
+    return vectors * rng.uniform(0.5, 3.0, size=(n_docs, 1)), topics
+
+
+@pytest.mark.parametrize("model_class", KMEANS_MODELS)
+def test_dense_float_vectors_are_clustered_as_given_after_l2_normalisation(model_class):
+    vectors, topics = planted_vectors()
+    model = make(model_class, random_state=0).fit(vectors)
+    assert adjusted_rand_score(topics, model.labels_) == 1.0
+    assert model.n_features_in_ == vectors.shape[1]
+    assert model.idf_ is None and model.vocabulary_ is None
+    assert model.labels_.dtype == np.int64 and model.cluster_centers_.shape == (4, 10)
+    # Rows are scaled to unit length: rescaling a document changes nothing.
+    rescaled = vectors * np.linspace(0.1, 10.0, vectors.shape[0])[:, None]
+    np.testing.assert_array_equal(make(model_class, random_state=0).fit(rescaled).labels_,
+                                  model.labels_)
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert np.allclose(np.linalg.norm(model.cluster_centers_, axis=1), 1.0, atol=0.1)
+    assert model.inertia_ == pytest.approx(
+        ((unit - model.cluster_centers_[model.labels_]) ** 2).sum(), rel=1e-6)
+
+
+@pytest.mark.parametrize("model_class", KMEANS_MODELS)
+def test_sparse_float_tfidf_gives_the_labels_of_the_counts(model_class):
+    X, topics, empty = planted_corpus(n_docs=120, seed=2)
+    params = {"batch_fraction": 0.1, "n_init": 5} if model_class is MiniBatchKMeans else {}
+    weights = tfidf(X)[1]  # float CSR, as the representation layer's "tfidf"
+    assert sp.issparse(weights) and weights.dtype == np.float64
+    from_vectors = make(model_class, random_state=0, **params).fit(weights)
+    from_counts = make(model_class, random_state=0, **params).fit(X)
+    assert from_vectors.idf_ is None and from_counts.idf_ is not None
+    assert adjusted_rand_score(from_counts.labels_, from_vectors.labels_) == 1.0
+    keep = np.arange(X.shape[0]) != empty
+    assert adjusted_rand_score(topics[keep], from_vectors.labels_[keep]) == 1.0
+    assert from_vectors.inertia_ == pytest.approx(from_counts.inertia_, rel=1e-9)
+    # The representation layer's TF-IDF: the same rows up to the last bit (normalised
+    # twice), so K-means finds the same clusters. (Mini-batch K-means on 12 documents in
+    # batches of 3 is too chaotic for a last-bit change to leave it alone.)
+    if model_class is KMeans:
+        corpus = Corpus.from_texts(TEXTS, labels=LABELS)
+        from_representation = KMeans(n_clusters=3, n_init=3, random_state=1).fit(corpus.tfidf())
+        from_corpus = KMeans(n_clusters=3, n_init=3, random_state=1).fit(corpus)
+        assert adjusted_rand_score(from_corpus.labels_, from_representation.labels_) == 1.0
+
+
+def test_a_float_matrix_is_vectors_an_integer_one_is_counts():
+    X, _, _ = planted_corpus(seed=3)
+    as_counts = KMeans(n_clusters=4, n_init=2, random_state=0).fit(X.toarray())
+    as_vectors = KMeans(n_clusters=4, n_init=2, random_state=0).fit(X.toarray().astype(float))
+    assert as_counts.idf_ is not None and as_vectors.idf_ is None
+    np.testing.assert_array_equal(as_counts.labels_,
+                                  KMeans(n_clusters=4, n_init=2, random_state=0).fit(X).labels_)
+
+
+@pytest.mark.parametrize("model_class", KMEANS_MODELS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_predict_on_vectors_normalises_the_rows(model_class, sparse):
+    vectors, _ = planted_vectors(seed=4)
+    fitted = sp.csr_matrix(vectors) if sparse else vectors
+    model = make(model_class, random_state=0).fit(fitted)
+    np.testing.assert_array_equal(model.predict(fitted), model.labels_)
+    np.testing.assert_array_equal(model.predict(7.5 * vectors[:7]), model.labels_[:7])
+    np.testing.assert_array_equal(model.predict(sp.csr_matrix(vectors[:7] / 3)),
+                                  model.labels_[:7])  # dense or sparse: both are vectors
+    assert model.predict(vectors[:5].tolist()).tolist() == model.labels_[:5].tolist()
+    with pytest.raises(ParameterError, match="9 columns .* vectors of 10") as raised:
+        model.predict(vectors[:, :-1])
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("model_class", KMEANS_MODELS)
+def test_predict_refuses_another_kind_of_input_than_fit_had(model_class):
+    X, _, _ = planted_corpus(seed=9)
+    on_counts = make(model_class, random_state=0).fit(X)
+    for vectors in (tfidf(X)[1], X.toarray().astype(np.float64), X.astype(np.float32)):
+        with pytest.raises(ParameterError, match="fitted on word counts but X holds document "
+                                                 "vectors") as raised:
+            on_counts.predict(vectors)
+        assert "\n" not in str(raised.value)
+    on_vectors = make(model_class, random_state=0).fit(tfidf(X)[1])
+    corpus = Corpus.from_texts(TEXTS, labels=LABELS)
+    for counts in (X, X.toarray(), corpus):
+        with pytest.raises(ParameterError, match="fitted on document vectors but X holds word "
+                                                 "counts") as raised:
+            on_vectors.predict(counts)
+        assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("model_class", KMEANS_MODELS)
+def test_top_words_after_vectors_need_a_vocabulary(model_class):
+    vectors, _ = planted_vectors(seed=5)
+    model = make(model_class, random_state=0).fit(vectors)
+    with pytest.raises(ParameterError, match="top_words needs a vocabulary") as raised:
+        model.top_words(3)
+    assert "\n" not in str(raised.value)
+    words = [f"w{i}" for i in range(vectors.shape[1])]
+    top = model.top_words(3, vocabulary=words)
+    assert len(top) == 4 and all(len(row) == 3 and row[0][0] in words for row in top)
+    with pytest.raises(ParameterError, match="n must be"):
+        model.top_words(0, vocabulary=words)
+    # Counts keep their behaviour: column indices without a vocabulary.
+    X, _, _ = planted_corpus()
+    assert isinstance(make(model_class, random_state=0).fit(X).top_words(2)[0][0][0], int)
+
+
+@pytest.mark.parametrize("model_class", KMEANS_MODELS)
+@pytest.mark.parametrize("bad, message", [
+    (np.array([[1.0, np.nan], [0.5, 0.5]]), "NaN or infinite"),
+    (np.zeros((0, 3)), "non-empty 2-D"),
+    (np.ones(4), "non-empty 2-D"),
+    ([[1.0, 2.0], ["a", 0.5]], "numeric matrix"),
+])
+def test_malformed_vectors_raise_one_line_parameter_errors(model_class, bad, message):
+    with pytest.raises(ParameterError, match=message) as raised:
+        model_class(n_clusters=1).fit(bad)
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("model_class", KMEANS_MODELS)
+def test_more_clusters_than_vectors_is_refused(model_class):
+    vectors, _ = planted_vectors(n_docs=5)
+    with pytest.raises(ParameterError, match="n_clusters=6 is more than the 5 documents"):
+        model_class(n_clusters=6).fit(vectors)
+
+
+def test_the_input_rule_is_shared_and_still_importable_from_hac_similarity():
+    from shortclust.models import _tfidf_common, hac_similarity, kmeans_minus
+
+    assert hac_similarity.unit_vectors is _tfidf_common.unit_vectors
+    assert hac_similarity._holds_counts is _tfidf_common._holds_counts
+    assert kmeans_minus.unit_vectors is _tfidf_common.unit_vectors
+    assert _tfidf_common._holds_counts(Corpus.from_texts(TEXTS))
+    assert _tfidf_common._holds_counts(np.array([[1, 0]], dtype=np.int32))
+    assert not _tfidf_common._holds_counts(np.array([[1.0, 0.0]]))
+    assert not _tfidf_common._holds_counts([[1.0], [1.0, 2.0]])  # ragged: refused as vectors
+
+
+def test_the_runner_fits_kmeans_on_a_tfidf_representation(tmp_path):
+    corpus = write_corpus(tmp_path / "tiny.jsonl")
+    path = write_config(tmp_path / "c.yaml", corpus, tmp_path / "out",
+                        model={"name": "kmeans", "params": {"n_clusters": 3, "n_init": 2}},
+                        representation={"name": "tfidf"}, runs=1)
+    result = run_experiment(load_config(path), quiet=True)
+    assert result.records[0]["n_clusters"] == 3
