@@ -149,7 +149,7 @@ def sweep(
 
 @app.command()
 def reproduce(
-    paper: str = typer.Argument(..., help="Paper to reproduce (gsdmm) or 'all'."),
+    paper: str = typer.Argument(..., help="Paper to reproduce (gsdmm, ic) or 'all'."),
     runs: Optional[int] = typer.Option(
         None, "--runs", min=1,
         help="Seeds 0..N-1 for every config (default: the paper's run counts).",

@@ -21,7 +21,7 @@ from shortclust.errors import ConfigError
 from shortclust.experiments.records import atomic_write_text
 
 #: paper name -> module defining ``ITEMS`` (an ordered dict of item name -> function).
-PAPERS = {"gsdmm": "shortclust.papers.gsdmm"}
+PAPERS = {"gsdmm": "shortclust.papers.gsdmm", "ic": "shortclust.papers.ic"}
 
 
 def paper_names() -> list[str]:
@@ -69,17 +69,21 @@ class Reproduction:
     quiet: bool = False
     max_copies: int = 256
     written: list[Path] = field(default_factory=list)
+    #: Runs fitted (not reused from earlier invocations) by this job so far.
+    fitted: int = 0
 
     def config(self, path, dataset: str | None = None, overrides=()):
-        """Load a config, with ``dataset``, ``--runs`` and ``overrides`` applied."""
+        """Load a config, with ``--runs``, ``dataset`` and ``overrides`` applied in that order.
+
+        An item's own overrides come last and win: ``seeds=[0]`` runs a deterministic
+        clusterer once whatever ``--runs`` says.
+        """
         from shortclust.config import load_config
 
-        changes = list(overrides)
+        changes = [] if self.runs is None else [f"runs={self.runs}"]
         if dataset is not None:
             changes.append(f"dataset={dataset}")
-        if self.runs is not None:
-            changes.append(f"runs={self.runs}")
-        return load_config(path, changes)
+        return load_config(path, changes + list(overrides))
 
     def run(self, path, tag: str, dataset: str | None = None, overrides=()) -> list[dict]:
         """Run a config (resuming) and return the records of its seeds."""
@@ -90,6 +94,23 @@ class Reproduction:
                   f"{config.runs} runs)")
         result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
                                 progress=not self.quiet)
+        self.fitted += result.n_run
+        return _of_seeds(result.records, config.seed_list)
+
+    def grid(self, path, tag: str, points: list[dict], dataset: str | None = None,
+             overrides=()) -> list[dict]:
+        """Run a config at each grid point (model parameters), every seed at each (resuming).
+
+        Returns the records of its seeds at all points; a record's ``params`` tell its point.
+        """
+        from shortclust.experiments.runner import run_experiment
+
+        config = self._with_output(self.config(path, dataset, overrides), tag)
+        self._say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
+                  f"{len(points)} points x {config.runs} runs)")
+        result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
+                                progress=not self.quiet, points=points, table=False)
+        self.fitted += result.n_run
         return _of_seeds(result.records, config.seed_list)
 
     def stream(self, path, tag: str, overrides=()) -> list[dict]:
@@ -100,6 +121,7 @@ class Reproduction:
         self._say(f"{self.paper}: {tag} (stream of {config.dataset}, {config.runs} runs)")
         result = run_stream(config, resume=True, data_dir=self.data_dir, quiet=True,
                             progress=not self.quiet)
+        self.fitted += result.n_run
         return _of_seeds(result.records, config.seed_list)
 
     def sweep(self, path, tag: str, dataset: str | None = None, overrides=()) -> pd.DataFrame:
@@ -113,6 +135,7 @@ class Reproduction:
                   f"{len(values)} values x {config.runs} runs)")
         result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
                                 progress=not self.quiet, points=[{param: v} for v in values])
+        self.fitted += result.n_run
         return sweep_frame(_of_seeds(result.records, config.seed_list), param, values)
 
     def _with_output(self, config, tag: str):

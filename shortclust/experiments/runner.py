@@ -9,6 +9,7 @@ before the next run starts, so an interruption loses at most the run in progress
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from dataclasses import dataclass
@@ -132,7 +133,7 @@ def run_experiment(
     show_bars = (not quiet) if progress is None else progress
     try:
         if todo:
-            _warm_up(model_class, todo[0].params, features)
+            _warm_up(model_class, todo[0].params, features, _fit_extras(model_class, corpus))
         with _Progress(show_bars, len(plan), len(plan) - len(todo), console) as bars:
             for run in todo:
                 _run_once(config, corpus, features, model_class, run, store, bars)
@@ -239,15 +240,30 @@ def _count_done(store: RecordStore, plan) -> int:
 # one run
 
 
-def _warm_up(model_class, params, features, n_docs: int = 32) -> None:
+def _fit_extras(model_class, corpus) -> dict[str, Any]:
+    """Keyword arguments for ``fit`` beyond the features: ``counts`` if ``fit`` takes it.
+
+    A model whose ``fit`` has a ``counts`` parameter (iterative classification) gets the
+    corpus's term counts beside the configured representation, row for row.
+    """
+    try:
+        parameters = inspect.signature(model_class.fit).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {"counts": corpus.counts} if "counts" in parameters else {}
+
+
+def _warm_up(model_class, params, features, extras, n_docs: int = 32) -> None:
     """Fit once on the first few documents, untimed and unrecorded.
 
     Compiled kernels (numba) are built or loaded from cache on their first call; doing that
     here keeps the one-off cost out of the first run's ``fit_seconds``.
     """
-    sample = features[: min(features.shape[0], n_docs)]
+    n = min(features.shape[0], n_docs)
     try:
-        model_class(**params, random_state=0).fit(sample)
+        model_class(**params, random_state=0).fit(
+            features[:n], **{key: value[:n] for key, value in extras.items()}
+        )
     except Exception:  # noqa: BLE001 - a real problem shows up in the timed fit
         pass
 
@@ -255,8 +271,9 @@ def _warm_up(model_class, params, features, n_docs: int = 32) -> None:
 def _run_once(config, corpus, features, model_class, run: _PlannedRun, store, bars) -> None:
     model = model_class(**run.params, random_state=run.seed)
     bars.start_run(run.seed)
+    extras = _fit_extras(model_class, corpus)
     started = time.perf_counter()
-    model.fit(features, callback=bars.iteration)
+    model.fit(features, callback=bars.iteration, **extras)
     fit_seconds = time.perf_counter() - started
     labels = _fitted_labels(model, corpus)
     store.write_labels(run.run_id, labels)

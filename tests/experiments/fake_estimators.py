@@ -59,6 +59,20 @@ class FakeClusterer(BaseEstimator):
         return self
 
 
+class FakeCountsClusterer(FakeClusterer):
+    """:class:`FakeClusterer` whose ``fit`` also takes ``counts``, as iterative classification's.
+
+    ``seen`` (class attribute) collects ``(X, counts, timed)`` of every fit, ``timed``
+    being whether it had the runner's progress callback (a run, not the warm-up).
+    """
+
+    seen = []
+
+    def fit(self, X, y=None, callback=None, counts=None):
+        type(self).seen.append((X, counts, callback is not None))
+        return super().fit(X, callback=callback)
+
+
 def register_fake_model(monkeypatch):
     """Register :class:`FakeClusterer` as model ``fake`` and reset its counters."""
     import shortclust.models as models
@@ -69,6 +83,16 @@ def register_fake_model(monkeypatch):
     monkeypatch.setattr(FakeClusterer, "warm_up_fits", 0)
     monkeypatch.setattr(FakeClusterer, "interrupt_on_fit", None)
     return FakeClusterer
+
+
+def register_fake_counts_model(monkeypatch):
+    """Register :class:`FakeCountsClusterer` as model ``fake_counts``, its ``seen`` emptied."""
+    import shortclust.models as models
+
+    entry = (FakeCountsClusterer.__module__, "FakeCountsClusterer")
+    monkeypatch.setitem(models._MODELS, "fake_counts", entry)
+    monkeypatch.setattr(FakeCountsClusterer, "seen", [])
+    return FakeCountsClusterer
 
 
 TEXTS = [

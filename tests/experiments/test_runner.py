@@ -5,7 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from experiments.fake_estimators import LABELS, TEXTS, write_config, write_corpus
+from experiments.fake_estimators import (
+    LABELS, TEXTS, register_fake_counts_model, write_config, write_corpus,
+)
 from shortclust.config import load_config
 from shortclust.errors import ConfigError, DataError
 from shortclust.evaluation.metrics import METRIC_NAMES, evaluate
@@ -174,3 +176,22 @@ def test_labels_are_written_before_the_record(config_path, output_dir, monkeypat
     with pytest.raises(OSError):
         run(config_path)
     assert not (output_dir / "records.jsonl").exists()
+
+
+def test_a_model_whose_fit_takes_counts_also_gets_the_corpus_counts(tmp_path, corpus_path,
+                                                                      monkeypatch):
+    from shortclust.data import load_corpus
+
+    model = register_fake_counts_model(monkeypatch)
+    path = write_config(tmp_path / "counts.yaml", corpus_path, tmp_path / "out", runs=2,
+                        model={"name": "fake_counts", "params": {"n_clusters": 3}},
+                        representation={"name": "tfidf"})
+    run(path)
+    expected = load_corpus(str(corpus_path), preprocess="none").counts
+    timed = [seen for seen in model.seen if seen[2]]
+    assert len(timed) == 2 and len(model.seen) == 3  # two runs and the warm-up
+    for X, counts, _ in model.seen:
+        assert np.issubdtype(X.dtype, np.floating)  # the representation: TF-IDF
+        assert np.issubdtype(counts.dtype, np.integer) and counts.shape == expected.shape
+        assert (counts != expected).nnz == 0
+    # The fake model of the other tests has no counts parameter and is not given one.

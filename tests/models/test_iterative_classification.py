@@ -133,6 +133,59 @@ def test_initial_clusterer_is_fitted_first_with_the_same_seed():
         quick(n_clusters=4, initial_params={"n_clusters": 3}).fit(X)
 
 
+def test_counts_give_ic_its_tfidf_while_the_initial_clusterer_sees_x():
+    X, topics = planted()
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(3, 8))[topics % 3] + rng.normal(scale=0.3, size=(120, 8))
+    model = quick(n_clusters=4, initial="hac_sd").fit(vectors, counts=X)
+    hac = get_model_class("hac_sd")(n_clusters=4).fit(vectors)
+    assert np.array_equal(model.initial_labels_, np.unique(hac.labels_, return_inverse=True)[1])
+    by_hand = quick(n_clusters=4).fit(X, init_labels=hac.labels_)
+    assert np.array_equal(model.labels_, by_hand.labels_)
+    assert model.n_features_in_ == X.shape[1]  # TF-IDF of the counts, not the 8-d vectors
+    corpus = Corpus(name="planted", counts=X, vocabulary=[f"w{i}" for i in range(X.shape[1])])
+    assert quick(n_clusters=4, initial="hac_sd").fit(vectors, counts=corpus).vocabulary_ \
+        == corpus.vocabulary
+
+
+@pytest.mark.parametrize("counts, message", [
+    (lambda X: X[:-1], "counts has 119 rows but X has 120"),
+    (lambda X: X.astype(np.float64), "counts must be word counts"),
+])
+def test_counts_must_be_counts_of_the_same_documents(counts, message):
+    X, topics = planted()
+    with pytest.raises(ParameterError, match=message):
+        quick(n_clusters=4).fit(X, init_labels=topics, counts=counts(X))
+
+
+def test_a_deterministic_or_seeded_initial_fit_is_reused(monkeypatch):
+    monkeypatch.setattr(ic, "_INITIAL_MEMO", type(ic._INITIAL_MEMO)())
+    X, _ = planted()
+    fits = []
+    original = KMeans.fit
+
+    def counting_fit(self, *args, **kwargs):
+        fits.append(self.random_state)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(KMeans, "fit", counting_fit)
+    seeded = [quick(n_clusters=4, initial_params={"n_init": 1}, random_state=seed, max_iter=1)
+              for seed in (3, 3, 4)]
+    models = [model.fit(X) for model in seeded]
+    assert fits == [3, 4] and models[0].initial_model_ is models[1].initial_model_
+    quick(n_clusters=4, initial_params={"n_init": 1}, random_state=3, max_iter=1).fit(X + X)
+    quick(n_clusters=4, initial_params={"n_init": 2}, random_state=3, max_iter=1).fit(X)
+    generator = np.random.default_rng(0)
+    quick(n_clusters=4, initial_params={"n_init": 1}, random_state=generator, max_iter=1).fit(X)
+    quick(n_clusters=4, initial_params={"n_init": 1}, random_state=generator, max_iter=1).fit(X)
+    assert len(fits) == 6  # other X, other parameters, a Generator (not a fixed seed)
+    # HAC draws no random numbers: every seed shares one fit.
+    hac = [quick(n_clusters=4, initial="hac_sd", random_state=seed, max_iter=1).fit(X)
+           for seed in range(3)]
+    assert hac[0].initial_model_ is hac[1].initial_model_ is hac[2].initial_model_
+    assert hac[0].p_history_ != hac[1].p_history_
+
+
 def test_init_labels_take_any_values_and_are_renumbered_in_sorted_order():
     X, topics = planted(n_docs=40)
     names = np.array(["d", "a", "c", "b"])[topics]
@@ -423,6 +476,23 @@ def test_the_runner_runs_it_from_a_config(tmp_path):
     assert [r["seed"] for r in result.records] == [0, 1]
     for record in result.records:
         assert 1 <= record["n_iter"] <= 3 and record["n_clusters"] <= 3
+
+
+def test_the_runner_gives_it_the_counts_beside_the_representation(tmp_path):
+    from shortclust.data import load_corpus
+
+    corpus_path = write_corpus(tmp_path / "tiny.jsonl")
+    params = {"n_clusters": 3, "initial": "hac_sd", "max_iter": 3}
+    path = write_config(tmp_path / "c.yaml", corpus_path, tmp_path / "out", runs=1,
+                        model={"name": "iterative_classification", "params": params},
+                        representation={"name": "tfidf"})
+    record = run_experiment(load_config(path), quiet=True).records[0]
+    labels = (tmp_path / "out" / "labels" / f"{record['run_id']}.txt").read_text().split()
+    corpus = load_corpus(str(corpus_path), preprocess="none")
+    expected = IterativeClassification(**params, random_state=0).fit(
+        corpus.tfidf(), counts=corpus.counts)
+    assert [int(x) for x in labels] == expected.labels_.tolist()
+    assert record["representation"]["name"] == "tfidf"
 
 
 def test_docstring_example_runs():
