@@ -138,6 +138,15 @@ class Reproduction:
         self.fitted += result.n_run
         return sweep_frame(_of_seeds(result.records, config.seed_list), param, values)
 
+    def labels(self, tag: str, record: dict):
+        """The cluster labels a run of item ``tag`` stored, as an int array."""
+        import numpy as np
+
+        from shortclust.experiments.records import RecordStore
+
+        store = RecordStore(self.work_dir / self.paper / tag)
+        return np.asarray(store.read_labels(record["run_id"]), dtype=np.int64)
+
     def _with_output(self, config, tag: str):
         return config.model_copy(update={"output": str(self.work_dir / self.paper / tag)})
 
