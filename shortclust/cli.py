@@ -12,7 +12,7 @@ import json
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
@@ -55,37 +55,53 @@ _DATA_DIR_HELP = (
 )
 
 
+# Options shared by `run` and `sweep`.
+SetOption = Annotated[Optional[List[str]], typer.Option(
+    "--set", metavar="KEY=VALUE",
+    help="Override a config value, e.g. model.params.alpha=0.05, runs=3 or alpha=0.05 "
+    "(a bare model parameter). Repeatable.",
+)]
+RunsOption = Annotated[Optional[int], typer.Option(
+    "--runs", min=1, help="Run seeds 0..N-1 (replaces the config's runs/seeds).",
+)]
+DataDirOption = Annotated[Optional[Path], typer.Option("--data-dir", help=_DATA_DIR_HELP)]
+ResumeOption = Annotated[bool, typer.Option(
+    "--resume", help="Skip runs already in records.jsonl instead of starting fresh.",
+)]
+QuietOption = Annotated[bool, typer.Option(
+    "--quiet", help="No progress bars, messages or table.",
+)]
+
+
+def _load_with_overrides(config: Path, set_, runs, output=None):
+    """The config with ``--set``, ``--runs`` and ``--output`` applied (checked)."""
+    from shortclust.config import load_config
+
+    overrides = list(set_ or [])
+    if runs is not None:
+        overrides.append(f"runs={runs}")
+    if output is not None:
+        overrides.append(f"output={json.dumps(str(output))}")
+    return load_config(config, overrides)
+
+
 @app.command()
 def run(
     config: Path = typer.Argument(..., help="Experiment YAML file (see configs/)."),
-    set_: Optional[List[str]] = typer.Option(
-        None, "--set", metavar="KEY=VALUE",
-        help="Override a config value, e.g. model.params.alpha=0.05, runs=3 or alpha=0.05 "
-        "(a bare model parameter). Repeatable.",
-    ),
-    runs: Optional[int] = typer.Option(
-        None, "--runs", min=1, help="Run seeds 0..N-1 (replaces the config's runs/seeds)."
-    ),
+    set_: SetOption = None,
+    runs: RunsOption = None,
     output: Optional[Path] = typer.Option(
         None, "--output", help="Output directory (default: the config's output, else runs/<name>)."
     ),
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
-    resume: bool = typer.Option(
-        False, "--resume", help="Skip runs already in records.jsonl instead of starting fresh."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bars, messages or table."),
+    data_dir: DataDirOption = None,
+    resume: ResumeOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Run an experiment: fit the model once per seed, record each run, print a summary."""
     with _user_errors():
-        from shortclust.config import load_config
         from shortclust.experiments.runner import ExperimentInterrupted, run_experiment
 
-        overrides = list(set_ or [])
-        if runs is not None:
-            overrides.append(f"runs={runs}")
-        if output is not None:
-            overrides.append(f"output={json.dumps(str(output))}")
-        experiment = load_config(config, overrides)
+        experiment = _load_with_overrides(config, set_, runs, output)
         if experiment.stream is not None:
             from shortclust.experiments.stream import run_stream as runner
         else:
@@ -112,31 +128,21 @@ def sweep(
         None, "--values", metavar="V1,V2,...",
         help="Comma-separated grid (default: the config's `sweep:` grid for PARAM).",
     ),
-    set_: Optional[List[str]] = typer.Option(
-        None, "--set", metavar="KEY=VALUE", help="Override a config value (as for `run`)."
-    ),
-    runs: Optional[int] = typer.Option(
-        None, "--runs", min=1, help="Seeds 0..N-1 at every grid value (replaces the config's)."
-    ),
+    set_: SetOption = None,
+    runs: RunsOption = None,
     output: Optional[Path] = typer.Option(
         None, "--output", help="Output directory (default: <config output>_sweep_<PARAM>)."
     ),
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
-    resume: bool = typer.Option(
-        False, "--resume", help="Skip runs already in records.jsonl instead of starting fresh."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bars, messages or table."),
+    data_dir: DataDirOption = None,
+    resume: ResumeOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Run a config over a grid of one model parameter; write a table and a figure."""
     with _user_errors():
-        from shortclust.config import load_config
         from shortclust.experiments.runner import ExperimentInterrupted
         from shortclust.experiments.sweep import default_sweep_output, resolve_sweep, run_sweep
 
-        overrides = list(set_ or [])
-        if runs is not None:
-            overrides.append(f"runs={runs}")
-        experiment = load_config(config, overrides)
+        experiment = _load_with_overrides(config, set_, runs)
         name, grid = resolve_sweep(experiment, param, values)
         target = output if output is not None else default_sweep_output(experiment, name)
         experiment = experiment.model_copy(update={"output": str(target)})

@@ -13,7 +13,9 @@ from sklearn.base import BaseEstimator, ClusterMixin, clone
 
 from shortclust.errors import ParameterError, ShortclustError
 from shortclust.models import _iterative_classification_kernels as kernels
-from shortclust.models._tfidf_common import n_nonempty, require_enough_documents, tfidf
+from shortclust.models._tfidf_common import (
+    _holds_counts, n_nonempty, require_enough_documents, tfidf,
+)
 from shortclust.models._validation import as_counts, require_int, require_real
 
 # name -> (module, class, defaults). Logistic regression: the authors' model (L2, C = 1,
@@ -634,23 +636,6 @@ def _dense(X):
         return np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as error:
         raise ParameterError(f"X must be a numeric matrix: {error}") from None
-
-
-def _holds_counts(X):
-    """A Corpus, or a matrix (dense or sparse) of integer dtype: word counts.
-
-    The rule of :func:`shortclust.models.hac_similarity.unit_vectors`, so that one X
-    means the same to the initial clusterer and to iterative classification.
-    """
-    if hasattr(X, "counts"):
-        return True
-    dtype = getattr(X, "dtype", None)
-    if dtype is None:
-        try:
-            dtype = np.asarray(X).dtype
-        except (TypeError, ValueError):
-            return False
-    return np.issubdtype(dtype, np.integer)
 
 
 def _default_solver(features):
