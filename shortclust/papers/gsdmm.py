@@ -129,14 +129,19 @@ def _paper_cell(value) -> str:
     return f"{value[0]:.3f} ± {value[1]:.3f}"
 
 
+def _stat_row(model: str, metric: str, records: list[dict], **keys) -> dict:
+    """A CSV row: ``keys``, then model, metric, runs, mean and sample std over records."""
+    values = pd.Series(metric_values(records, metric), dtype=float)
+    return {**keys, "model": model, "metric": metric, "runs": len(values),
+            "mean": values.mean(), "std": values.std(ddof=1)}
+
+
 def _table2_csv(dataset, metric, ours) -> list[dict]:
     rows = []
     for model, records in ours.items():
-        values = pd.Series(metric_values(records, metric), dtype=float)
         reported = TABLE2_PAPER[dataset][model].get(
             "ami" if metric == "ami_max" else metric, (None, None))
-        rows.append({"dataset": dataset, "model": model, "metric": metric,
-                     "runs": len(values), "mean": values.mean(), "std": values.std(ddof=1),
+        rows.append({**_stat_row(model, metric, records, dataset=dataset),
                      "paper_mean": reported[0], "paper_std": reported[1]})
     return rows
 
@@ -172,9 +177,7 @@ def figure2(job) -> None:
     rows = [[_SHORT[m]] + [mean_std(metric_values(ours[k], m)) for k in ours]
             for m in TABLE2_METRICS]
     rows.append(["clusters"] + [mean_std(metric_values(ours[k], "n_clusters"), 1) for k in ours])
-    frame = pd.DataFrame([{"model": k, "metric": m, "runs": len(ours[k]),
-                           "mean": pd.Series(metric_values(ours[k], m), dtype=float).mean(),
-                           "std": pd.Series(metric_values(ours[k], m), dtype=float).std(ddof=1)}
+    frame = pd.DataFrame([_stat_row(k, m, ours[k])
                           for k in ours for m in TABLE2_METRICS + ["n_clusters"]])
     nmi = frame[frame["metric"] == "nmi"].set_index("model")["mean"]
     better = all(nmi["GSDMM"] > nmi[k] for k in ("K-means", "HAC Ward"))
@@ -484,9 +487,7 @@ def gsdpmm(job) -> None:
                       mean_std(metric_values(ours["GSDMM"], metric))]
         cells += [mean_std(metric_values(ours[m], "n_clusters"), 1) for m in ours]
         rows.append(cells)
-        csv_rows += [{"dataset": dataset, "model": m, "metric": metric, "runs": len(ours[m]),
-                      "mean": pd.Series(metric_values(ours[m], metric), dtype=float).mean(),
-                      "std": pd.Series(metric_values(ours[m], metric), dtype=float).std(ddof=1)}
+        csv_rows += [_stat_row(m, metric, ours[m], dataset=dataset)
                      for m in ours for metric in ("nmi", "acc", "n_clusters")]
     headers = ["dataset", "NMI reported", "GSDPMM NMI", "GSDMM NMI", "ACC reported",
                "GSDPMM ACC", "GSDMM ACC", "GSDPMM clusters", "GSDMM clusters"]
