@@ -379,7 +379,7 @@ def check_model_params(spec: ModelSpec, where: str = "config") -> type:
         if key not in allowed:
             raise ConfigError(
                 f"{where}: unknown parameter '{key}' for model '{spec.name}' "
-                f"{_allowed_hint(key, allowed)}"
+                f"{allowed_hint(key, allowed)}"
             )
     _validate_param_values(model_class, spec, where)
     return model_class
@@ -436,7 +436,7 @@ def _describe_error(error: dict) -> str:
     key = ".".join(loc) or "config"
     if error["type"] == "extra_forbidden":
         section = _SECTIONS.get(loc[:-1])
-        allowed = f" {_allowed_hint(loc[-1], section.model_fields)}" if section else ""
+        allowed = f" {allowed_hint(loc[-1], section.model_fields)}" if section else ""
         return f"unknown key '{key}'{allowed}"
     if error["type"] == "missing":
         return f"missing key '{key}'"
@@ -446,7 +446,7 @@ def _describe_error(error: dict) -> str:
     return f"'{key}': {message} (got {_short_repr(error['input'])})"
 
 
-def _allowed_hint(name: str, allowed) -> str:
+def allowed_hint(name: str, allowed) -> str:
     """``(did you mean 'x'? allowed: a, b, c)``, the suggestion only when one is close."""
     allowed = list(allowed)
     close = difflib.get_close_matches(str(name), allowed, n=1)

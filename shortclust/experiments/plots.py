@@ -37,7 +37,7 @@ class Curve:
     style: dict = field(default_factory=dict)
 
 
-def _pyplot():
+def pyplot():
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -57,7 +57,7 @@ def save_figure(figure, path) -> Path:
         figure.savefig(temp, dpi=110, bbox_inches="tight", metadata={"Software": None})
         os.replace(temp, path)
     finally:
-        _pyplot().close(figure)
+        pyplot().close(figure)
         if os.path.exists(temp):
             os.unlink(temp)
     return path
@@ -79,7 +79,7 @@ def draw_curves(axis, curves: list[Curve], xlabel: str, ylabel: str, title: str 
 
 def panel_figure(n_panels: int, columns: int = 3, size: float = 3.4):
     """A figure with ``n_panels`` axes in rows of ``columns``; extra axes are hidden."""
-    plt = _pyplot()
+    plt = pyplot()
     columns = max(1, min(columns, n_panels))
     rows = math.ceil(n_panels / columns)
     figure, axes = plt.subplots(rows, columns, figsize=(size * columns, size * 0.85 * rows),

@@ -123,24 +123,24 @@ def run_experiment(
     """
     model_class = _check_config(config)
     param_sets = _param_sets(config, points)
-    corpus = _load_corpus(config, data_dir)
+    corpus = load_experiment_corpus(config, data_dir)
     features = _features(config, corpus)
     plan = _plan_runs(config, corpus, param_sets)
     store = RecordStore(config.output_dir)
-    say = _Messages(quiet, console)
+    say = Messages(quiet, console)
     todo = _select_runs(store, plan, resume, say)
-    _make_output_dirs(store)
+    make_output_dirs(store)
     show_bars = (not quiet) if progress is None else progress
     try:
         if todo:
             _warm_up(model_class, todo[0].params, features, _fit_extras(model_class, corpus))
-        with _Progress(show_bars, len(plan), len(plan) - len(todo), console) as bars:
+        with RunProgress(show_bars, len(plan), len(plan) - len(todo), console) as bars:
             for run in todo:
                 _run_once(config, corpus, features, model_class, run, store, bars)
     except KeyboardInterrupt:
-        _finish(store, say, print_table=False)
+        finish_records(store, say, print_table=False)
         raise ExperimentInterrupted(_count_done(store, plan), len(plan)) from None
-    records, summary = _finish(store, say, print_table=table and not quiet)
+    records, summary = finish_records(store, say, print_table=table and not quiet)
     return ExperimentResult(records, summary, store.output_dir, len(todo), len(plan) - len(todo))
 
 
@@ -156,7 +156,7 @@ def _check_config(config: ExperimentConfig) -> type:
     return check_model_params(config.model, where=f"config '{config.name}'")
 
 
-def _load_corpus(config: ExperimentConfig, data_dir):
+def load_experiment_corpus(config: ExperimentConfig, data_dir):
     from shortclust.data import load_corpus
 
     return load_corpus(config.dataset, preprocess=config.preprocess, data_dir=data_dir)
@@ -204,7 +204,7 @@ def _plan_runs(config: ExperimentConfig, corpus, param_sets) -> list[_PlannedRun
     return plan
 
 
-def _make_output_dirs(store: RecordStore) -> None:
+def make_output_dirs(store: RecordStore) -> None:
     """Create the output and labels directories: the last check, after every other one.
 
     An unusable ``--output`` (under a file, not writable) then fails here in one line
@@ -325,7 +325,7 @@ def _optional_int(value) -> int | None:
 # output
 
 
-def _finish(store: RecordStore, say, print_table: bool):
+def finish_records(store: RecordStore, say, print_table: bool):
     records = store.load()
     summary = summarize(records)
     csv_path, md_path = write_summary(summary, store.output_dir)
@@ -335,7 +335,7 @@ def _finish(store: RecordStore, say, print_table: bool):
     return records, summary
 
 
-class _Messages:
+class Messages:
     """Status lines to stderr and the table to stdout, both silenced by ``quiet``."""
 
     def __init__(self, quiet: bool, console=None):
@@ -354,7 +354,7 @@ class _Messages:
             self.out.print(table)
 
 
-class _Progress:
+class RunProgress:
     """Two rich progress bars, over runs and over the current run's iterations.
 
     Used as a context manager; with ``enabled=False`` every method does nothing.

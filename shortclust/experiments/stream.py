@@ -53,7 +53,7 @@ import pandas as pd
 
 from shortclust.config import (
     ExperimentConfig,
-    _allowed_hint,
+    allowed_hint,
     check_model_params,
     full_model_params,
 )
@@ -62,11 +62,11 @@ from shortclust.experiments.records import RecordStore, atomic_write_text, make_
 from shortclust.experiments.runner import (
     ExperimentInterrupted,
     ExperimentResult,
-    _finish,
-    _load_corpus,
-    _make_output_dirs,
-    _Messages,
-    _Progress,
+    finish_records,
+    load_experiment_corpus,
+    make_output_dirs,
+    Messages,
+    RunProgress,
 )
 
 STREAM_KEYS = ("batch_by", "batch_size", "n_batches", "window", "partial_iter")
@@ -130,7 +130,7 @@ def parse_stream(config: ExperimentConfig) -> StreamSpec:
         raise ConfigError(f"{where} section is empty: {_BATCHING_HINT}")
     for key in section:
         if key not in STREAM_KEYS:
-            raise ConfigError(f"{where}: unknown key '{key}' {_allowed_hint(key, STREAM_KEYS)}")
+            raise ConfigError(f"{where}: unknown key '{key}' {allowed_hint(key, STREAM_KEYS)}")
     batch_by = section.get("batch_by")
     if batch_by not in ("count", "time"):
         got = "missing" if batch_by is None else f"{batch_by!r}"
@@ -386,9 +386,9 @@ def run_stream(
     plan = _make_plan(config, data_dir)
     run_ids = {seed: _run_id(plan, seed) for seed in config.seed_list}
     store = RecordStore(config.output_dir)
-    say = _Messages(quiet, console)
+    say = Messages(quiet, console)
     todo = _select_seeds(store, run_ids, resume, say)
-    _make_output_dirs(store)
+    make_output_dirs(store)
     show_bars = (not quiet) if progress is None else progress
     try:
         if todo:
@@ -397,12 +397,12 @@ def run_stream(
             for seed in todo:
                 _run_seed(plan, seed, run_ids[seed], store, bars)
     except KeyboardInterrupt:
-        _finish(store, say, print_table=False)
+        finish_records(store, say, print_table=False)
         write_stream_outputs(store.load(), store.output_dir, set(run_ids.values()),
                              f"{config.name}: {config.dataset}")
         done = len(store.done_run_ids() & set(run_ids.values()))
         raise ExperimentInterrupted(done, len(run_ids)) from None
-    records, summary = _finish(store, say, print_table=not quiet)
+    records, summary = finish_records(store, say, print_table=not quiet)
     table, paths = write_stream_outputs(records, store.output_dir, set(run_ids.values()),
                                         f"{config.name}: {config.dataset}")
     _report(say, table, paths, [r for r in records if r["run_id"] in run_ids.values()])
@@ -420,7 +420,7 @@ def _make_plan(config: ExperimentConfig, data_dir) -> _Plan:
                           "with --output")
     spec = parse_stream(config)
     model_class, params = stream_model(config, spec)
-    corpus = _load_corpus(config, data_dir)
+    corpus = load_experiment_corpus(config, data_dir)
     order = stream_order(corpus)
     batches = make_batches(spec, corpus, order, where=f"config '{config.name}': stream")
     return _Plan(config, corpus, model_class, params, spec, order, batches)
@@ -534,7 +534,7 @@ def _record(plan: _Plan, seed, run_id, model, labels, entries, batch_fit) -> dic
     )
 
 
-class _StreamProgress(_Progress):
+class _StreamProgress(RunProgress):
     """The runner's two bars, the inner one counting batches instead of iterations."""
 
     def batch(self, number: int, n_batches: int, n_clusters: int) -> None:
@@ -620,9 +620,9 @@ def _plot_metric(table: pd.DataFrame) -> str | None:
 
 def plot_stream(table: pd.DataFrame, metric: str, path, title: str = "") -> Path:
     """Per-batch ``metric`` of the stream beside the batch fit, and the clusters found."""
-    from shortclust.experiments.plots import Curve, _pyplot, draw_curves, label, save_figure
+    from shortclust.experiments.plots import Curve, pyplot, draw_curves, label, save_figure
 
-    figure, (left, right) = _pyplot().subplots(1, 2, figsize=(11, 4), layout="constrained",
+    figure, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4), layout="constrained",
                                                gridspec_kw={"width_ratios": [2, 1]})
     x = list(table["batch"])
     styles = {"prequential": {}, "cumulative": {"linestyle": "--"},
