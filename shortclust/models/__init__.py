@@ -17,6 +17,8 @@ _MODELS = {
     "minibatch_kmeans": ("shortclust.models.minibatch_kmeans", "MiniBatchKMeans"),
     "gsdpmm": ("shortclust.models.gsdpmm", "GSDPMM"),
     "iterative_classification": ("shortclust.models.iterative_classification", "IterativeClassification"),
+    "ncut_nmf": ("shortclust.models.ncut_nmf", "NMFClustering"),
+    "rlsi": ("shortclust.models.rlsi", "RLSI"),
 }
 
 
