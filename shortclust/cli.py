@@ -71,6 +71,23 @@ ResumeOption = Annotated[bool, typer.Option(
 QuietOption = Annotated[bool, typer.Option(
     "--quiet", help="No progress bars, messages or table.",
 )]
+_JOBS_HELP = (
+    "Worker processes fitting independent runs in parallel (default 1: one after another; "
+    "0 or -1: one per core). Results do not depend on it."
+)
+JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=-1, help=_JOBS_HELP)]
+
+
+def _say_jobs(jobs: int, quiet: bool, stream: bool = False) -> None:
+    """On stderr: how many workers ``--jobs 0/-1`` means here, or that a stream ignores it."""
+    if quiet or jobs == 1:
+        return
+    if stream:
+        typer.echo("--jobs: stream experiments run sequentially; ignored", err=True)
+    elif jobs < 1:
+        from shortclust.experiments.runner import resolve_jobs
+
+        typer.echo(f"--jobs {jobs}: using all {resolve_jobs(jobs)} cores", err=True)
 
 
 def _load_with_overrides(config: Path, set_, runs, output=None):
@@ -96,18 +113,22 @@ def run(
     data_dir: DataDirOption = None,
     resume: ResumeOption = False,
     quiet: QuietOption = False,
+    jobs: JobsOption = 1,
 ) -> None:
     """Run an experiment: fit the model once per seed, record each run, print a summary."""
     with _user_errors():
         from shortclust.experiments.runner import ExperimentInterrupted, run_experiment
 
         experiment = _load_with_overrides(config, set_, runs, output)
+        _say_jobs(jobs, quiet, stream=experiment.stream is not None)
         if experiment.stream is not None:
             from shortclust.experiments.stream import run_stream as runner
+
+            options = {}
         else:
-            runner = run_experiment
+            runner, options = run_experiment, {"jobs": jobs}
         try:
-            runner(experiment, resume=resume, data_dir=data_dir, quiet=quiet)
+            runner(experiment, resume=resume, data_dir=data_dir, quiet=quiet, **options)
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None
@@ -136,6 +157,7 @@ def sweep(
     data_dir: DataDirOption = None,
     resume: ResumeOption = False,
     quiet: QuietOption = False,
+    jobs: JobsOption = 1,
 ) -> None:
     """Run a config over a grid of one model parameter; write a table and a figure."""
     with _user_errors():
@@ -146,8 +168,10 @@ def sweep(
         name, grid = resolve_sweep(experiment, param, values)
         target = output if output is not None else default_sweep_output(experiment, name)
         experiment = experiment.model_copy(update={"output": str(target)})
+        _say_jobs(jobs, quiet)
         try:
-            run_sweep(experiment, name, grid, resume=resume, data_dir=data_dir, quiet=quiet)
+            run_sweep(experiment, name, grid, resume=resume, data_dir=data_dir, quiet=quiet,
+                      jobs=jobs)
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None
@@ -155,7 +179,7 @@ def sweep(
 
 @app.command()
 def reproduce(
-    paper: str = typer.Argument(..., help="Paper to reproduce (gsdmm, ic) or 'all'."),
+    paper: str = typer.Argument(..., help="Paper to reproduce (gsdmm, ic, ncut) or 'all'."),
     runs: Optional[int] = typer.Option(
         None, "--runs", min=1,
         help="Seeds 0..N-1 for every config (default: the paper's run counts).",
@@ -177,6 +201,7 @@ def reproduce(
     ),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
     quiet: bool = typer.Option(False, "--quiet", help="No progress output."),
+    jobs: JobsOption = 1,
 ) -> None:
     """Regenerate a paper's tables and figures, reproduced numbers beside the reported ones."""
     with _user_errors():
@@ -188,11 +213,12 @@ def reproduce(
         items = [part.strip() for part in only.split(",") if part.strip()] if only else None
         for name in papers:
             paper_items(name)  # an unknown paper fails before any run
+        _say_jobs(jobs, quiet)
         for name in papers:
             try:
                 job = reproduce_paper(name, runs=runs, only=items, results_dir=results,
                                       work_dir=work_dir, data_dir=data_dir, quiet=quiet,
-                                      max_copies=max_copies)
+                                      max_copies=max_copies, jobs=jobs)
             except ExperimentInterrupted as exc:
                 typer.echo(f"{name}: {exc}; rerun the same command to continue", err=True)
                 raise typer.Exit(exc.exit_code) from None

@@ -268,3 +268,56 @@ def test_shipped_gsdmm_config_on_the_real_tweet_set(tmp_path, data_dir):
     assert [r["n_docs"] for r in records] == [2472, 2472]
     # seeds 0 and 1 give NMI about 0.87 (the paper's Figure 2 shows the TweetSet results)
     assert all(r["metrics"]["nmi"] > 0.8 for r in records)
+
+
+# --- --jobs: parsed and passed through (the parallel runner is tested in experiments/) --------
+
+
+def test_jobs_option_reaches_run_sweep_and_reproduce(config_path, output_dir, monkeypatch):
+    import shortclust.experiments.reproduce as reproduce_module
+    import shortclust.experiments.runner as runner
+    import shortclust.experiments.sweep as sweep_module
+
+    seen = {}
+    monkeypatch.setattr(runner, "run_experiment",
+                        lambda config, **options: seen.setdefault("run", options["jobs"]))
+    monkeypatch.setattr(sweep_module, "run_sweep",
+                        lambda *args, **options: seen.setdefault("sweep", options["jobs"]))
+
+    class Job:
+        written = []
+
+    def fake_reproduce(name, **options):
+        seen.setdefault("reproduce", options["jobs"])
+        return Job()
+
+    monkeypatch.setattr(reproduce_module, "reproduce", fake_reproduce)
+    assert invoke("run", config_path, "--jobs", 2, "--quiet").exit_code == 0
+    assert invoke("sweep", config_path, "--param", "alpha", "--values", "0.1,0.2",
+                  "-j", 3, "--quiet").exit_code == 0
+    assert invoke("reproduce", "gsdmm", "--jobs", 4, "--quiet").exit_code == 0
+    assert seen == {"run": 2, "sweep": 3, "reproduce": 4}
+
+
+def test_jobs_defaults_to_1_and_0_means_all_cores(config_path, monkeypatch):
+    import shortclust.experiments.runner as runner
+
+    seen = []
+    monkeypatch.setattr(runner, "run_experiment",
+                        lambda config, **options: seen.append(options["jobs"]))
+    monkeypatch.setattr(runner, "resolve_jobs", lambda jobs: 6)
+    assert invoke("run", config_path).exit_code == 0
+    result = invoke("run", config_path, "--jobs", 0)
+    assert result.exit_code == 0 and "using all 6 cores" in result.stderr
+    assert seen == [1, 0]
+
+
+def test_jobs_below_minus_1_is_a_usage_error(config_path, output_dir):
+    result = invoke("run", config_path, "--jobs", -2)
+    assert result.exit_code == 2 and "--jobs" in result.output
+    assert not output_dir.exists()
+
+
+def test_a_real_run_with_jobs_1_from_the_cli(config_path, output_dir):
+    result = invoke("run", config_path, "--jobs", 1, "--quiet")
+    assert result.exit_code == 0 and len(read_records(output_dir)) == 3

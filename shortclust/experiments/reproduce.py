@@ -21,7 +21,8 @@ from shortclust.errors import ConfigError
 from shortclust.experiments.records import atomic_write_text
 
 #: paper name -> module defining ``ITEMS`` (an ordered dict of item name -> function).
-PAPERS = {"gsdmm": "shortclust.papers.gsdmm", "ic": "shortclust.papers.ic"}
+PAPERS = {"gsdmm": "shortclust.papers.gsdmm", "ic": "shortclust.papers.ic",
+          "ncut": "shortclust.papers.ncut"}
 
 
 def paper_names() -> list[str]:
@@ -59,6 +60,9 @@ class Reproduction:
         No progress output.
     max_copies : int
         Largest number of corpus copies a scaling table measures (the rest: not run).
+    jobs : int
+        Worker processes for the runs of :meth:`run`, :meth:`grid` and :meth:`sweep`
+        (1: in this process; 0 or -1: every core). :meth:`stream` stays sequential.
     """
 
     paper: str
@@ -68,6 +72,7 @@ class Reproduction:
     data_dir: Any = None
     quiet: bool = False
     max_copies: int = 256
+    jobs: int = 1
     written: list[Path] = field(default_factory=list)
     #: Runs fitted (not reused from earlier invocations) by this job so far.
     fitted: int = 0
@@ -93,7 +98,7 @@ class Reproduction:
         self._say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
                   f"{config.runs} runs)")
         result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
-                                progress=not self.quiet)
+                                progress=not self.quiet, jobs=self.jobs)
         self.fitted += result.n_run
         return _of_seeds(result.records, config.seed_list)
 
@@ -109,7 +114,8 @@ class Reproduction:
         self._say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
                   f"{len(points)} points x {config.runs} runs)")
         result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
-                                progress=not self.quiet, points=points, table=False)
+                                progress=not self.quiet, points=points, table=False,
+                                jobs=self.jobs)
         self.fitted += result.n_run
         return _of_seeds(result.records, config.seed_list)
 
@@ -134,7 +140,8 @@ class Reproduction:
         self._say(f"{self.paper}: {tag} ({param} sweep on {config.dataset}, "
                   f"{len(values)} values x {config.runs} runs)")
         result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
-                                progress=not self.quiet, points=[{param: v} for v in values])
+                                progress=not self.quiet, points=[{param: v} for v in values],
+                                jobs=self.jobs)
         self.fitted += result.n_run
         return sweep_frame(_of_seeds(result.records, config.seed_list), param, values)
 
@@ -192,8 +199,10 @@ def _of_seeds(records: list[dict], seeds: list[int]) -> list[dict]:
 
 def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None,
               results_dir="results", work_dir="runs/reproduce", data_dir=None,
-              quiet: bool = False, max_copies: int = 256) -> Reproduction:
+              quiet: bool = False, max_copies: int = 256, jobs: int = 1) -> Reproduction:
     """Run a paper's items (all, or those named in ``only``) and write its results.
+
+    ``jobs`` worker processes fit each config's runs (see :class:`Reproduction`).
 
     Raises
     ------
@@ -203,7 +212,7 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
     items = paper_items(paper)
     chosen = _choose_items(paper, items, only)
     job = Reproduction(paper, runs, Path(results_dir), Path(work_dir), data_dir, quiet,
-                       max_copies)
+                       max_copies, jobs)
     for name in chosen:
         started = time.perf_counter()
         items[name](job)

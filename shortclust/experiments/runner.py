@@ -5,12 +5,21 @@ model and its parameters, the dataset (found and loadable) and, on ``resume``, t
 records; creating the output directory comes last, before the first fit. The corpus is
 loaded once and each seed fits a fresh estimator, whose labels and record are written
 before the next run starts, so an interruption loses at most the run in progress.
+
+With ``jobs > 1`` the runs are fitted in a pool of worker processes (loky, joblib's
+process backend): each worker gets the features once, compiles (warms up) once, then fits
+one planned run per task and sends back its labels and the fields of its record. The
+parent process alone writes labels and records, as each run finishes, so records stay
+whole lines and Ctrl-C keeps every finished run. A run gives the same labels and record
+(but timings) whichever process fits it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +84,32 @@ class _PlannedRun:
     params: dict[str, Any]
 
 
+@dataclass
+class _Outcome:
+    """What fitting one run gives: everything its labels file and record need."""
+
+    labels: np.ndarray
+    n_clusters: int
+    n_iter: int | None
+    fit_seconds: float
+    metrics: dict[str, float] | None
+
+
+def resolve_jobs(jobs: int) -> int:
+    """The number of worker processes ``jobs`` asks for: ``0`` or ``-1`` mean every core.
+
+    Below -1 counts back from every core as joblib does (``-2``: all but one); a result
+    below 1 is 1.
+    """
+    jobs = int(jobs)
+    if jobs >= 1:
+        return jobs
+    from joblib import cpu_count
+
+    cores = cpu_count()
+    return max(1, cores if jobs in (0, -1) else cores + 1 + jobs)
+
+
 def run_experiment(
     config: ExperimentConfig,
     resume: bool = False,
@@ -84,6 +119,7 @@ def run_experiment(
     console=None,
     points: list[dict[str, Any]] | None = None,
     table: bool = True,
+    jobs: int | None = None,
 ) -> ExperimentResult:
     """Fit the configured model once per seed (and grid point), record every run, summarise.
 
@@ -109,6 +145,13 @@ def run_experiment(
         config's. Every point runs every seed. Default: the config's parameters only.
     table : bool
         Print the summary table at the end (unless ``quiet``); a sweep prints its own.
+    jobs : int, optional
+        Worker processes fitting runs in parallel: 1 fits them here, one after another;
+        ``0`` or ``-1`` use every core (see :func:`resolve_jobs`); never more workers than
+        runs to do. Default: 1. Labels
+        and records do not depend on it (only ``fit_seconds`` and timestamps do), though
+        with several workers records are appended in the order runs finish; the summary
+        lists them in plan order either way.
 
     Returns
     -------
@@ -131,16 +174,22 @@ def run_experiment(
     todo = _select_runs(store, plan, resume, say)
     make_output_dirs(store)
     show_bars = (not quiet) if progress is None else progress
+    workers = min(resolve_jobs(1 if jobs is None else jobs), len(todo))
+    order = plan if workers > 1 else None
     try:
-        if todo:
-            _warm_up(model_class, todo[0].params, features, _fit_extras(model_class, corpus))
         with RunProgress(show_bars, len(plan), len(plan) - len(todo), console) as bars:
-            for run in todo:
-                _run_once(config, corpus, features, model_class, run, store, bars)
+            if workers > 1:
+                _run_parallel(config, corpus, features, model_class, todo, store, bars, workers)
+            else:
+                if todo:
+                    extras = _fit_extras(model_class, corpus)
+                    _warm_up(model_class, todo[0].params, features, extras)
+                for run in todo:
+                    _run_once(config, corpus, features, model_class, run, store, bars)
     except KeyboardInterrupt:
-        finish_records(store, say, print_table=False)
+        finish_records(store, say, print_table=False, order=order)
         raise ExperimentInterrupted(_count_done(store, plan), len(plan)) from None
-    records, summary = finish_records(store, say, print_table=table and not quiet)
+    records, summary = finish_records(store, say, print_table=table and not quiet, order=order)
     return ExperimentResult(records, summary, store.output_dir, len(todo), len(plan) - len(todo))
 
 
@@ -269,28 +318,46 @@ def _warm_up(model_class, params, features, extras, n_docs: int = 32) -> None:
 
 
 def _run_once(config, corpus, features, model_class, run: _PlannedRun, store, bars) -> None:
-    model = model_class(**run.params, random_state=run.seed)
     bars.start_run(run.seed)
-    extras = _fit_extras(model_class, corpus)
-    started = time.perf_counter()
-    model.fit(features, callback=bars.iteration, **extras)
-    fit_seconds = time.perf_counter() - started
-    labels = _fitted_labels(model, corpus)
-    store.write_labels(run.run_id, labels)
-    store.append(_record(config, corpus, run.params, run, model, labels, fit_seconds))
+    outcome = _fit_run(model_class, features, _fit_extras(model_class, corpus), run,
+                       bars.iteration, corpus.labels, config.metrics)
+    _write_run(config, corpus, run, outcome, store)
     bars.end_run()
 
 
-def _fitted_labels(model, corpus) -> np.ndarray:
+def _fit_run(model_class, features, extras, run: _PlannedRun, callback, truth,
+             metric_names) -> _Outcome:
+    """Fit one planned run (timed) and evaluate it: the same code here and in workers."""
+    model = model_class(**run.params, random_state=run.seed)
+    started = time.perf_counter()
+    model.fit(features, callback=callback, **extras)
+    fit_seconds = time.perf_counter() - started
+    labels = _fitted_labels(model, features.shape[0])
+    return _Outcome(
+        labels=labels,
+        n_clusters=int(getattr(model, "n_clusters_", len(np.unique(labels)))),
+        n_iter=_optional_int(getattr(model, "n_iter_", None)),
+        fit_seconds=fit_seconds,
+        metrics=_metrics(truth, labels, metric_names),
+    )
+
+
+def _write_run(config, corpus, run: _PlannedRun, outcome: _Outcome, store) -> None:
+    """Labels first, then the record (one whole line): only the parent process writes."""
+    store.write_labels(run.run_id, outcome.labels)
+    store.append(_record(config, corpus, run, outcome))
+
+
+def _fitted_labels(model, n_docs: int) -> np.ndarray:
     labels = np.asarray(model.labels_)
-    if labels.shape != (corpus.n_docs,):
+    if labels.shape != (n_docs,):
         raise RuntimeError(
-            f"{type(model).__name__}.labels_ has shape {labels.shape}, expected ({corpus.n_docs},)"
+            f"{type(model).__name__}.labels_ has shape {labels.shape}, expected ({n_docs},)"
         )
     return labels
 
 
-def _record(config, corpus, params, run, model, labels, fit_seconds) -> dict[str, Any]:
+def _record(config, corpus, run: _PlannedRun, outcome: _Outcome) -> dict[str, Any]:
     return make_record(
         run_id=run.run_id,
         config_name=config.name,
@@ -299,22 +366,22 @@ def _record(config, corpus, params, run, model, labels, fit_seconds) -> dict[str
         dataset_sha256=corpus.sha256,
         preprocess=corpus.preprocess,
         model=config.model.name,
-        params=params,
-        metrics=_metrics(corpus, labels, config.metrics),
-        n_clusters=int(getattr(model, "n_clusters_", len(np.unique(labels)))),
-        n_iter=_optional_int(getattr(model, "n_iter_", None)),
-        fit_seconds=fit_seconds,
+        params=run.params,
+        metrics=outcome.metrics,
+        n_clusters=outcome.n_clusters,
+        n_iter=outcome.n_iter,
+        fit_seconds=outcome.fit_seconds,
         n_docs=int(corpus.n_docs),
         **({"representation": config.representation} if config.representation else {}),
     )
 
 
-def _metrics(corpus, labels, names) -> dict[str, float] | None:
-    if corpus.labels is None:
+def _metrics(truth, labels, names) -> dict[str, float] | None:
+    if truth is None:
         return None
     from shortclust.evaluation.metrics import evaluate
 
-    return evaluate(corpus.labels, labels, metrics=names)
+    return evaluate(truth, labels, metrics=names)
 
 
 def _optional_int(value) -> int | None:
@@ -322,11 +389,121 @@ def _optional_int(value) -> int | None:
 
 
 # --------------------------------------------------------------------------------------------
+# runs in worker processes
+
+#: Environment of every worker, set before it imports anything: one thread per process for
+#: OpenMP, the BLAS libraries and numba, so N workers use N cores rather than N x cores.
+WORKER_ENV = {
+    name: "1"
+    for name in (
+        "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+        "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "NUMBA_NUM_THREADS",
+    )
+}
+
+#: A worker's share of the experiment, set once by :func:`_init_worker`.
+_worker_state: dict[str, Any] = {}
+
+
+def _init_worker(model_class, features, extras, truth, metric_names, warm_params) -> None:
+    """Run once in each worker: keep the features, ignore Ctrl-C, warm up (untimed).
+
+    The parent alone handles Ctrl-C (it stops the workers); the features arrive once per
+    worker here instead of once per run.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _setup_worker(model_class, features, extras, truth, metric_names, warm_params)
+
+
+def _setup_worker(model_class, features, extras, truth, metric_names, warm_params) -> None:
+    _worker_state.update(model_class=model_class, features=features, extras=extras,
+                         truth=truth, metric_names=metric_names)
+    _warm_up(model_class, warm_params, features, extras)
+
+
+def _fit_in_worker(run: _PlannedRun) -> _Outcome:
+    state = _worker_state
+    return _fit_run(state["model_class"], state["features"], state["extras"], run,
+                    _ignore_progress, state["truth"], state["metric_names"])
+
+
+def _ignore_progress(iteration: int, max_iter: int, n_clusters: int) -> None:
+    """A worker's fit callback: progress is counted in runs, by the parent."""
+
+
+def _worker_pool(workers: int, initargs: tuple):
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
+                               initargs=initargs, env=dict(WORKER_ENV))
+
+
+def _run_parallel(config, corpus, features, model_class, todo, store, bars, workers) -> None:
+    """Fit ``todo`` in ``workers`` processes; write each run here as soon as it finishes.
+
+    On any exception (Ctrl-C included) runs already finished are still written, then the
+    workers are killed (loky fails the runs not finished) and the exception propagates.
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    extras = _fit_extras(model_class, corpus)
+    initargs = (model_class, features, extras, corpus.labels, list(config.metrics),
+                todo[0].params)
+    pool = _worker_pool(workers, initargs)
+    bars.parallel(workers)
+    # At most one queued run beyond the running ones (loky's own call-queue depth): runs
+    # start in plan order and a shutdown finds no run between its queues.
+    waiting, position = iter(todo), {run.run_id: index for index, run in enumerate(todo)}
+    futures: dict = {}
+    written: set = set()
+
+    def submit_next() -> None:
+        run = next(waiting, None)
+        if run is not None:
+            futures[pool.submit(_fit_in_worker, run)] = run
+
+    try:
+        for _ in range(workers + 1):
+            submit_next()
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: position[futures[f].run_id]):
+                _write_run(config, corpus, futures[future], future.result(), store)
+                written.add(future)
+                bars.end_run()
+                submit_next()
+            pending |= set(futures) - written - done
+    except BaseException:
+        # No future.cancel(): loky's kill_workers shutdown fails the pending futures itself
+        # and its manager thread breaks on a cancelled one.
+        with contextlib.suppress(Exception):
+            for future in futures:
+                if future in written or not future.done() or future.cancelled():
+                    continue
+                if future.exception() is None:
+                    _write_run(config, corpus, futures[future], future.result(), store)
+        pool.shutdown(wait=False, kill_workers=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+# --------------------------------------------------------------------------------------------
 # output
 
 
-def finish_records(store: RecordStore, say, print_table: bool):
+def finish_records(store: RecordStore, say, print_table: bool, order=None):
+    """Load every record, write the summary and, if asked, print its table.
+
+    ``order`` (planned runs): list the records in plan order (stably; records of runs not
+    in the plan first), as parallel runs append them in the order they finish.
+    """
     records = store.load()
+    if order is not None:
+        position = {run.run_id: index for index, run in enumerate(order)}
+        records.sort(key=lambda record: position.get(record.get("run_id"), -1))
     summary = summarize(records)
     csv_path, md_path = write_summary(summary, store.output_dir)
     if print_table:
@@ -388,6 +565,11 @@ class RunProgress:
         if self.bar is not None:
             self.bar.stop()
         return False
+
+    def parallel(self, workers: int) -> None:
+        """Runs are fitted by ``workers`` processes: count runs only, no iteration bar."""
+        if self.bar is not None:
+            self.bar.update(self.runs, description=f"runs ({workers} workers)")
 
     def start_run(self, seed: int) -> None:
         if self.bar is not None:

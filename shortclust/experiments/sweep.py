@@ -115,10 +115,13 @@ def run_sweep(
     quiet: bool = False,
     progress: bool | None = None,
     console=None,
+    jobs: int = 1,
 ) -> SweepResult:
     """Run ``config`` at every value of ``param``, each for every seed; write table and figure.
 
     The records go to ``config.output_dir`` (callers set it, see :func:`default_sweep_output`).
+    ``jobs`` worker processes fit the runs (see
+    :func:`~shortclust.experiments.runner.run_experiment`).
 
     Raises
     ------
@@ -132,7 +135,7 @@ def run_sweep(
     points = [{param: value} for value in values]
     result = run_experiment(
         config, resume=resume, data_dir=data_dir, quiet=quiet, progress=progress,
-        console=console, points=points, table=False,
+        console=console, points=points, table=False, jobs=jobs,
     )
     title = f"{config.model.name} on {config.dataset}: {param} sweep"
     table = sweep_frame(result.records, param, values)

@@ -13,6 +13,7 @@ _MODELS = {
     "hac_knn": ("shortclust.models.hac_similarity", "HACkNN"),
     "hac_sd": ("shortclust.models.hac_similarity", "HACSD"),
     "kmeans": ("shortclust.models.kmeans", "KMeans"),
+    "kmeans_idf": ("shortclust.models.kmeans_idf", "KMeansIdf"),
     "kmeans_minus": ("shortclust.models.kmeans_minus", "KMeansMinus"),
     "minibatch_kmeans": ("shortclust.models.minibatch_kmeans", "MiniBatchKMeans"),
     "gsdpmm": ("shortclust.models.gsdpmm", "GSDPMM"),
