@@ -252,7 +252,7 @@ def n_nonempty(labels):
 
 def top_words_of(centers, n, vocabulary):
     """Top ``n`` (word, weight) pairs of each row of ``centers``, heaviest first."""
-    if not isinstance(n, numbers.Integral) or n < 1:
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
         raise ParameterError(f"n must be an integer >= 1, got {n!r}")
     result = []
     for row in np.asarray(centers):

@@ -5,7 +5,6 @@ estimator and the alternating regularised least-squares steps of Algorithm 1, wr
 with sparse-dense products (numpy/scipy BLAS) so the weighted matrix Y is never densified.
 """
 
-import numbers
 
 import numpy as np
 import scipy.linalg
@@ -326,7 +325,5 @@ class NMFClustering(ClusterMixin, BaseEstimator):
             One list per factor (``n_clusters`` lists).
         """
         check_is_fitted(self, "labels_")
-        if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
-            raise ParameterError(f"n must be an integer >= 1, got {n!r}")
         words = vocabulary if vocabulary is not None else self.vocabulary_
-        return top_words_of(self.components_, n, words)
+        return top_words_of(self.components_, n, words)  # checks n
