@@ -202,6 +202,11 @@ def reproduce(
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
     quiet: bool = typer.Option(False, "--quiet", help="No progress output."),
     jobs: JobsOption = 1,
+    no_fit: bool = typer.Option(
+        False, "--no-fit",
+        help="Fit nothing: build the tables from the runs already recorded in --work-dir "
+             "(each cell states its run count), e.g. while a long reproduction runs.",
+    ),
 ) -> None:
     """Regenerate a paper's tables and figures, reproduced numbers beside the reported ones."""
     with _user_errors():
@@ -218,7 +223,7 @@ def reproduce(
             try:
                 job = reproduce_paper(name, runs=runs, only=items, results_dir=results,
                                       work_dir=work_dir, data_dir=data_dir, quiet=quiet,
-                                      max_copies=max_copies, jobs=jobs)
+                                      max_copies=max_copies, jobs=jobs, fit=not no_fit)
             except ExperimentInterrupted as exc:
                 typer.echo(f"{name}: {exc}; rerun the same command to continue", err=True)
                 raise typer.Exit(exc.exit_code) from None

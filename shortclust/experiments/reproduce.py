@@ -63,6 +63,10 @@ class Reproduction:
     jobs : int
         Worker processes for the runs of :meth:`run`, :meth:`grid` and :meth:`sweep`
         (1: in this process; 0 or -1: every core). :meth:`stream` stays sequential.
+    fit : bool
+        ``False``: fit nothing; tables and figures use only the runs already recorded in
+        ``work_dir`` (a cell then states how many runs it has). :meth:`stream` still
+        resumes its runs, which are short.
     """
 
     paper: str
@@ -73,6 +77,7 @@ class Reproduction:
     quiet: bool = False
     max_copies: int = 256
     jobs: int = 1
+    fit: bool = True
     written: list[Path] = field(default_factory=list)
     #: Runs fitted (not reused from earlier invocations) by this job so far.
     fitted: int = 0
@@ -98,7 +103,7 @@ class Reproduction:
         self._say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
                   f"{config.runs} runs)")
         result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
-                                progress=not self.quiet, jobs=self.jobs)
+                                progress=not self.quiet, jobs=self.jobs, fit=self.fit)
         self.fitted += result.n_run
         return _of_seeds(result.records, config.seed_list)
 
@@ -115,7 +120,7 @@ class Reproduction:
                   f"{len(points)} points x {config.runs} runs)")
         result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
                                 progress=not self.quiet, points=points, table=False,
-                                jobs=self.jobs)
+                                jobs=self.jobs, fit=self.fit)
         self.fitted += result.n_run
         return _of_seeds(result.records, config.seed_list)
 
@@ -141,7 +146,7 @@ class Reproduction:
                   f"{len(values)} values x {config.runs} runs)")
         result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
                                 progress=not self.quiet, points=[{param: v} for v in values],
-                                jobs=self.jobs)
+                                jobs=self.jobs, fit=self.fit)
         self.fitted += result.n_run
         return sweep_frame(_of_seeds(result.records, config.seed_list), param, values)
 
@@ -199,10 +204,12 @@ def _of_seeds(records: list[dict], seeds: list[int]) -> list[dict]:
 
 def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None,
               results_dir="results", work_dir="runs/reproduce", data_dir=None,
-              quiet: bool = False, max_copies: int = 256, jobs: int = 1) -> Reproduction:
+              quiet: bool = False, max_copies: int = 256, jobs: int = 1,
+              fit: bool = True) -> Reproduction:
     """Run a paper's items (all, or those named in ``only``) and write its results.
 
-    ``jobs`` worker processes fit each config's runs (see :class:`Reproduction`).
+    ``jobs`` worker processes fit each config's runs; ``fit=False`` only collects the runs
+    already recorded (see :class:`Reproduction`).
 
     Raises
     ------
@@ -212,7 +219,7 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
     items = paper_items(paper)
     chosen = _choose_items(paper, items, only)
     job = Reproduction(paper, runs, Path(results_dir), Path(work_dir), data_dir, quiet,
-                       max_copies, jobs)
+                       max_copies, jobs, fit)
     for name in chosen:
         started = time.perf_counter()
         items[name](job)

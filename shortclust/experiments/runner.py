@@ -120,6 +120,7 @@ def run_experiment(
     points: list[dict[str, Any]] | None = None,
     table: bool = True,
     jobs: int | None = None,
+    fit: bool = True,
 ) -> ExperimentResult:
     """Fit the configured model once per seed (and grid point), record every run, summarise.
 
@@ -152,6 +153,9 @@ def run_experiment(
         and records do not depend on it (only ``fit_seconds`` and timestamps do), though
         with several workers records are appended in the order runs finish; the summary
         lists them in plan order either way.
+    fit : bool
+        ``False``: fit nothing, only collect the runs already recorded (implies
+        ``resume``); used to rebuild tables while a long reproduction is still running.
 
     Returns
     -------
@@ -171,7 +175,7 @@ def run_experiment(
     plan = _plan_runs(config, corpus, param_sets)
     store = RecordStore(config.output_dir)
     say = Messages(quiet, console)
-    todo = _select_runs(store, plan, resume, say)
+    todo = _select_runs(store, plan, resume, say) if fit else []
     make_output_dirs(store)
     show_bars = (not quiet) if progress is None else progress
     workers = min(resolve_jobs(1 if jobs is None else jobs), len(todo))

@@ -164,3 +164,22 @@ def test_a_run_recorded_twice_counts_once():
     records = [{"run_id": "a", "seed": 0}, {"run_id": "b", "seed": 1},
                {"run_id": "a", "seed": 0}, {"run_id": "c", "seed": 5}]
     assert [r["run_id"] for r in _of_seeds(records, [0, 1])] == ["a", "b"]
+
+
+def test_no_fit_builds_tables_from_the_recorded_runs_only(paper, tmp_path, fake_model):
+    run_fake(paper, tmp_path, runs=2)
+    fake_model.fit_calls = 0
+    job = run_fake(paper, tmp_path, runs=5, fit=False)
+    assert fake_model.fit_calls == 0 and job.fitted == 0
+    assert "| 2 |" in (tmp_path / "results" / "fake" / "table.md").read_text()
+    assert list(pd.read_csv(tmp_path / "results" / "fake" / "sweep.csv")["runs"]) == [2, 2]
+
+
+def test_cli_no_fit_on_an_empty_work_dir_writes_tables_without_runs(paper, tmp_path,
+                                                                     fake_model):
+    result = CliRunner().invoke(app, ["reproduce", paper, "--no-fit", "--quiet",
+                                      "--results", str(tmp_path / "r"),
+                                      "--work-dir", str(tmp_path / "w")])
+    assert result.exit_code == 0, result.output
+    assert fake_model.fit_calls == 0
+    assert "| 0 |" in (tmp_path / "r" / "fake" / "table.md").read_text()

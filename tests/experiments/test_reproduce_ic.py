@@ -287,7 +287,7 @@ def test_figure_outputs_write_table_and_png(tmp_path, monkeypatch):
         for panel, x in (("figure2a", "P1"), ("figure2b", "P2"))}
     ic._figure_outputs(job, "figure2", panels)
     text = (tmp_path / "ic" / "figure2.md").read_text()
-    assert "## Figure 2a: P2 = 0.90, P1 varies" in text and "Runs per point: 1." in text
+    assert "## Figure 2a: P2 = 0.90, P1 varies" in text and "Runs per point: 1 (" in text
     assert (tmp_path / "ic" / "figure2.png").stat().st_size > 0
     assert len(pd.read_csv(tmp_path / "ic" / "figure2.csv")) == 19
 
@@ -357,7 +357,7 @@ def test_timing_keeps_one_row_per_item_and_run_count(tmp_path):
     ic.record_timing(job, "table2", 600.0, 100, {"runs": 120, "fit_seconds": 500.0})
     frame = pd.read_csv(tmp_path / "ic" / "timing.csv", dtype={"runs_setting": str})
     assert list(zip(frame["item"], frame["runs_setting"])) == [
-        ("hac_sd_ic", "2"), ("table2", "2"), ("table2", "paper (20)")]
+        ("hac_sd_ic", "2"), ("table2", "2"), ("table2", "default (20; figures 5)")]
     text = (tmp_path / "ic" / "timing.md").read_text()
     assert "| table2 | 2 | 1.5 | 10 | 12 | 1.0 |" in text  # reuse only: time kept
     assert "- `--runs 2`: 2.0 min of wall time over 2 items, 16 runs fitted." in text
@@ -366,9 +366,9 @@ def test_timing_keeps_one_row_per_item_and_run_count(tmp_path):
     ic.record_timing(job, "hac_sd_ic", 12.0, 6, {"runs": 6, "fit_seconds": 20.0})
     frame = pd.read_csv(tmp_path / "ic" / "timing.csv", dtype={"runs_setting": str})
     rows = frame.set_index(["item", "runs_setting"])
-    assert rows.loc[("table2", "paper (20)"), ["wall_seconds", "runs_fitted"]].tolist() \
+    assert rows.loc[("table2", "default (20; figures 5)"), ["wall_seconds", "runs_fitted"]].tolist() \
         == [660.0, 120]
-    assert rows.loc[("hac_sd_ic", "paper (20)"), "wall_seconds"] == 12.0  # fitted all: anew
+    assert rows.loc[("hac_sd_ic", "default (20; figures 5)"), "wall_seconds"] == 12.0  # fitted all: anew
 
 
 def test_timed_item_records_its_runs(tmp_path):
