@@ -321,3 +321,16 @@ def test_jobs_below_minus_1_is_a_usage_error(config_path, output_dir):
 def test_a_real_run_with_jobs_1_from_the_cli(config_path, output_dir):
     result = invoke("run", config_path, "--jobs", 1, "--quiet")
     assert result.exit_code == 0 and len(read_records(output_dir)) == 3
+
+
+def test_a_model_refusing_its_input_leaves_no_output_directory(tmp_path):
+    corpus = tmp_path / "one.jsonl"
+    corpus.write_text('{"text": "apple banana", "label": "a"}\n')
+    config = tmp_path / "hac.yaml"
+    config.write_text(f"name: one\ndataset: {corpus}\nmodel:\n  name: hac_sd\n"
+                      "  params: {n_clusters: 2}\nruns: 1\n")
+    output = tmp_path / "out" / "deeper"
+    result = CliRunner().invoke(app, ["run", str(config), "--output", str(output), "--quiet"])
+    assert result.exit_code == 2
+    assert "n_clusters=2 is more than the 1 documents" in result.output
+    assert not (tmp_path / "out").exists()

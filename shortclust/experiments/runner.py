@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from shortclust.config import ExperimentConfig, check_model_params, full_model_params
-from shortclust.errors import ConfigError
+from shortclust.errors import ConfigError, ShortclustError
 from shortclust.experiments.records import RecordStore, make_record, make_run_id
 from shortclust.experiments.summary import summarize, summary_table, write_summary
 
@@ -176,7 +176,7 @@ def run_experiment(
     store = RecordStore(config.output_dir)
     say = Messages(quiet, console)
     todo = _select_runs(store, plan, resume, say) if fit else []
-    make_output_dirs(store)
+    created = make_output_dirs(store)
     show_bars = (not quiet) if progress is None else progress
     workers = min(resolve_jobs(1 if jobs is None else jobs), len(todo))
     order = plan if workers > 1 else None
@@ -193,6 +193,9 @@ def run_experiment(
     except KeyboardInterrupt:
         finish_records(store, say, print_table=False, order=order)
         raise ExperimentInterrupted(_count_done(store, plan), len(plan)) from None
+    except ShortclustError:
+        remove_if_unused(created)
+        raise
     records, summary = finish_records(store, say, print_table=table and not quiet, order=order)
     return ExperimentResult(records, summary, store.output_dir, len(todo), len(plan) - len(todo))
 
@@ -257,12 +260,14 @@ def _plan_runs(config: ExperimentConfig, corpus, param_sets) -> list[_PlannedRun
     return plan
 
 
-def make_output_dirs(store: RecordStore) -> None:
+def make_output_dirs(store: RecordStore) -> list[Path]:
     """Create the output and labels directories: the last check, after every other one.
 
     An unusable ``--output`` (under a file, not writable) then fails here in one line
-    instead of as a traceback after the first fit.
+    instead of as a traceback after the first fit. Returns the directories created here,
+    deepest first, for :func:`remove_if_unused`.
     """
+    missing = [d for d in (store.labels_dir, *store.labels_dir.parents) if not d.exists()]
     try:
         store.labels_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -270,6 +275,18 @@ def make_output_dirs(store: RecordStore) -> None:
             f"output '{store.output_dir}': cannot create it ({exc.strerror or exc}): "
             "choose another directory with --output"
         ) from None
+    return missing
+
+
+def remove_if_unused(created: list[Path]) -> None:
+    """Remove the directories a failed call created, if nothing was written into them.
+
+    A model that refuses its input at the first fit (K above the number of documents)
+    then leaves no empty output directory behind.
+    """
+    for directory in created:
+        with contextlib.suppress(OSError):
+            directory.rmdir()  # only empty directories go
 
 
 def _select_runs(store: RecordStore, plan, resume: bool, say) -> list[_PlannedRun]:

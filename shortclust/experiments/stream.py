@@ -57,7 +57,7 @@ from shortclust.config import (
     check_model_params,
     full_model_params,
 )
-from shortclust.errors import ConfigError
+from shortclust.errors import ConfigError, ShortclustError
 from shortclust.experiments.records import RecordStore, atomic_write_text, make_record, make_run_id
 from shortclust.experiments.runner import (
     ExperimentInterrupted,
@@ -66,6 +66,7 @@ from shortclust.experiments.runner import (
     load_experiment_corpus,
     make_output_dirs,
     Messages,
+    remove_if_unused,
     RunProgress,
 )
 
@@ -388,7 +389,7 @@ def run_stream(
     store = RecordStore(config.output_dir)
     say = Messages(quiet, console)
     todo = _select_seeds(store, run_ids, resume, say)
-    make_output_dirs(store)
+    created = make_output_dirs(store)
     show_bars = (not quiet) if progress is None else progress
     try:
         if todo:
@@ -402,6 +403,9 @@ def run_stream(
                              f"{config.name}: {config.dataset}")
         done = len(store.done_run_ids() & set(run_ids.values()))
         raise ExperimentInterrupted(done, len(run_ids)) from None
+    except ShortclustError:
+        remove_if_unused(created)
+        raise
     records, summary = finish_records(store, say, print_table=not quiet)
     table, paths = write_stream_outputs(records, store.output_dir, set(run_ids.values()),
                                         f"{config.name}: {config.dataset}")
