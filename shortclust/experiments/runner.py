@@ -171,7 +171,8 @@ def run_experiment(
     model_class = _check_config(config)
     param_sets = _param_sets(config, points)
     corpus = load_experiment_corpus(config, data_dir)
-    features = _features(config, corpus)
+    # Without fitting, the representation (sentence embeddings: minutes) is never needed.
+    features = _features(config, corpus) if fit else None
     plan = _plan_runs(config, corpus, param_sets)
     store = RecordStore(config.output_dir)
     say = Messages(quiet, console)

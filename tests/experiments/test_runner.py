@@ -12,6 +12,7 @@ from shortclust.config import load_config
 from shortclust.errors import ConfigError, DataError
 from shortclust.evaluation.metrics import METRIC_NAMES, evaluate
 from shortclust.experiments.records import RECORD_KEYS, RecordStore
+import shortclust.experiments.runner as runner_module
 from shortclust.experiments.runner import ExperimentInterrupted, run_experiment
 
 
@@ -64,6 +65,16 @@ def test_resume_skips_finished_runs(config_path, output_dir, fake_model):
     assert [r["seed"] for r in RecordStore(output_dir).load()] == [0, 1, 2, 3]
     assert run(config_path, "runs=4", resume=True).n_run == 0
     assert fake_model.fit_calls == 4
+
+
+def test_without_fitting_only_the_recorded_runs_are_returned(config_path, output_dir,
+                                                             fake_model, monkeypatch):
+    run(config_path, "runs=2")
+    calls = fake_model.fit_calls
+    monkeypatch.setattr(runner_module, "_features", lambda *_: pytest.fail("features built"))
+    result = run(config_path, "runs=4", fit=False)
+    assert (result.n_run, fake_model.fit_calls) == (0, calls)
+    assert [r["seed"] for r in result.records] == [0, 1]
 
 
 def test_one_untimed_warm_up_fit_when_there_is_work(config_path, fake_model):
