@@ -665,15 +665,22 @@ def _gap_reasons(metric: str) -> str:
 
 
 def _run_count_line(results_by_dataset, present) -> str:
-    runs, seconds = set(), 0.0
+    """Runs per cell, per dataset when they differ (a reproduction still under way, or a
+    ``--no-fit`` regeneration from the runs recorded so far)."""
+    per_dataset, seconds = {}, 0.0
     for dataset in present:
+        counts = set()
         for row, records in results_by_dataset[dataset].items():
             if row not in METHODS or not METHODS[row][1]:
-                runs.add(len(records))
+                counts.add(len(records))
             seconds += sum(r.get("fit_seconds") or 0.0 for r in records)
-    runs = sorted(runs)
+        per_dataset[DATASETS[dataset][0]] = "/".join(map(str, sorted(counts))) or "0"
+    if len(set(per_dataset.values())) <= 1:
+        runs = next(iter(per_dataset.values()), "0")
+    else:
+        runs = "; ".join(f"{name} {count}" for name, count in per_dataset.items())
     deterministic = ", ".join(m for m, (_, d) in METHODS.items() if d)
-    return (f"Runs per cell: {'/'.join(map(str, runs)) or '0'} ({deterministic}: one run, "
+    return (f"Runs per cell: {runs} ({deterministic}: one run, "
             "deterministic; the others one run per seed). Fitting behind this file: "
             f"{seconds / 60:.1f} min (sum of the recorded fit times; shared with the other "
             "table of the same datasets; see `timing.md` for wall times).")

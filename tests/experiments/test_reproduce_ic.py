@@ -216,6 +216,12 @@ def test_table_layout_paper_beside_ours_and_absent_datasets():
     assert text.rstrip().endswith("FOOTER")
 
 
+def test_run_counts_are_given_per_dataset_when_they_differ():
+    results = {"Tweet": synthetic_dataset(runs=20), "GoogleNews-TS": synthetic_dataset(runs=2)}
+    text = ic.build_table("table4", results).markdown
+    assert "Runs per cell: Tweet 20; GoogleNews-TS 2 (HAC_SD" in text
+
+
 def test_table_csv_holds_marks_tests_and_the_papers_numbers():
     frame = ic.build_table("table4", {"Tweet": synthetic_dataset()}).frame
     row = frame[(frame["row"] == "k-means") & (frame["metric"] == "acc")].iloc[0]
