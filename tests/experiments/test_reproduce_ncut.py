@@ -160,3 +160,25 @@ def test_table2_write_formats_paper_and_ours(tmp_path):
     assert "| humidity | 5.238 (2054) | 0.147 (640) | +1414 | humid | 0.288 (2) |" in text
     assert "| pittsburgh |" in text and "not in vocabulary" in text
     assert (tmp_path / "ncut" / "table2.csv").exists()
+
+
+def test_claim_counts_significant_wins_and_losses_by_welch():
+    frame = synthetic_frame()  # NMF+nc 0.05 above, std 0.01, 3 runs: every win significant
+    checks = ncut.claim_check(frame).set_index("dataset")
+    assert (checks["won_significant"] == checks["comparisons"]).all()
+    assert (checks["lost_significant"] == 0).all()
+    hit = (frame["dataset"] == "B") & (frame["K"] == 8) & (frame["metric"] == "ari") & (
+        frame["method"] == "RLSI+idf")
+    frame.loc[hit, "mean"] += 1.0
+    frame.loc[(frame["dataset"] == "A") & (frame["method"] == "NMF+idf"), "std"] = 1.0
+    checks = ncut.claim_check(frame).set_index("dataset")
+    assert checks.loc["B", "lost_significant"] == 1
+    per_baseline = checks.loc["A", "comparisons"] // 4
+    assert checks.loc["A", "won_significant"] == checks.loc["A", "comparisons"] - per_baseline
+
+
+def test_welch_p_is_one_when_untestable():
+    one = {"mean": 0.5, "std": 0.0, "runs": 1}
+    assert ncut.welch_p(one, {"mean": 0.4, "std": 0.1, "runs": 5}) == 1.0
+    flat = {"mean": 0.5, "std": 0.0, "runs": 5}
+    assert ncut.welch_p(flat, {**flat, "mean": 0.4}) == 1.0
