@@ -66,7 +66,9 @@ def save_figure(figure, path) -> Path:
 def draw_curves(axis, curves: list[Curve], xlabel: str, ylabel: str, title: str = "") -> None:
     """Error-bar lines on one axis, with a legend when the curves are named."""
     for curve in curves:
-        axis.errorbar(curve.x, curve.mean, yerr=curve.std, marker="o", markersize=3,
+        # A point without runs (None) is a gap in the line, not an error.
+        mean, std = _floats(curve.mean), _floats(curve.std)
+        axis.errorbar(curve.x, mean, yerr=std, marker="o", markersize=3,
                       capsize=2, linewidth=1.2, label=curve.name or None, **curve.style)
     axis.set_xlabel(xlabel)
     axis.set_ylabel(ylabel)
@@ -75,6 +77,10 @@ def draw_curves(axis, curves: list[Curve], xlabel: str, ylabel: str, title: str 
     axis.grid(alpha=0.3)
     if any(curve.name for curve in curves):
         axis.legend(fontsize=8)
+
+
+def _floats(values) -> list[float]:
+    return [math.nan if v is None else float(v) for v in values]
 
 
 def panel_figure(n_panels: int, columns: int = 3, size: float = 3.4):
@@ -92,7 +98,10 @@ def panel_figure(n_panels: int, columns: int = 3, size: float = 3.4):
 
 def table_curve(table: pd.DataFrame, x: str, name: str, legend: str = "") -> Curve:
     """The ``<name>_mean`` / ``<name>_std`` columns of ``table`` against column ``x``."""
-    return Curve(list(table[x]), list(table[f"{name}_mean"]), list(table[f"{name}_std"]), legend)
+    def column(key):
+        return list(table[key]) if key in table else [math.nan] * len(table)
+
+    return Curve(list(table[x]), column(f"{name}_mean"), column(f"{name}_std"), legend)
 
 
 def plot_sweep(table: pd.DataFrame, param: str, path, title: str) -> Path:

@@ -193,7 +193,7 @@ def sweep_frame(records, param: str, values: list[Any] | None = None) -> pd.Data
     records = [r for r in records if param in (r.get("params") or {})]
     frame = records_frame(records)
     if frame.empty:
-        return pd.DataFrame(columns=[param, "runs"])
+        return _order(_no_runs(param), param, values)
     # Grouped under a private name: the swept parameter may be n_clusters, which is also
     # the name of the clusters-found column.
     frame["_value"] = [r["params"][param] for r in records]
@@ -212,12 +212,28 @@ def _aggregate(frame: pd.DataFrame, param: str, names: list[str]) -> pd.DataFram
     return table.reset_index()
 
 
+def _no_runs(param: str) -> pd.DataFrame:
+    """An empty sweep table with the usual columns (every metric, clusters, fit time)."""
+    from shortclust.evaluation.metrics import METRIC_NAMES
+
+    names = list(METRIC_NAMES) + SWEEP_VALUES
+    columns = [param, "runs"] + [f"{n}_{s}" for n in names for s in ("mean", "std")]
+    return pd.DataFrame(columns=columns)
+
+
 def _order(table: pd.DataFrame, param: str, values: list[Any] | None) -> pd.DataFrame:
+    """The rows of ``values`` in that order; a value without runs gets ``runs`` 0 and NaN."""
     if values is None:
         return table
     position = {repr(v): i for i, v in enumerate(values)}
-    keep = table[param].map(lambda v: repr(v) in position)
-    table = table[keep].copy()
+    keep = table[param].map(lambda v: repr(v) in position).astype(bool)
+    table = table.loc[keep].copy()
+    found = {repr(v) for v in table[param]}
+    missing = [{param: v, "runs": 0} for v in values if repr(v) not in found]
+    if missing:
+        table = pd.concat([table, pd.DataFrame(missing)], ignore_index=True) if len(table) \
+            else pd.DataFrame(missing, columns=table.columns)
+    table["runs"] = table["runs"].astype(int)
     table["_order"] = table[param].map(lambda v: position[repr(v)])
     return table.sort_values("_order").drop(columns="_order").reset_index(drop=True)
 

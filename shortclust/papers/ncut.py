@@ -159,8 +159,14 @@ def pair_wins(frame: pd.DataFrame, better: str, worse: str) -> tuple[int, int]:
 
 
 def worst_share(frame: pd.DataFrame, method: str) -> tuple[int, int]:
-    """(times ``method`` has the lowest mean, comparisons) across (dataset, K, metric)."""
+    """(times ``method`` has the lowest mean, comparisons) across (dataset, K, metric).
+
+    Cells without runs (no mean) are left out.
+    """
     means = frame.set_index(["dataset", "K", "metric", "method"])["mean"].unstack("method")
+    means = means.dropna(how="any")
+    if means.empty or method not in means:
+        return 0, 0
     return int((means.idxmin(axis=1) == method).sum()), len(means)
 
 
@@ -251,8 +257,7 @@ def _figure_markdown(frame: pd.DataFrame) -> str:
     parts = []
     for (dataset, metric), part in frame.groupby(["dataset", "metric"], sort=False):
         cells = part.set_index(["K", "method"])
-        rows = [[k] + [f"{cells.loc[(k, m), 'mean']:.3f} ± {cells.loc[(k, m), 'std']:.3f}"
-                       for m in METHODS] for k in K_GRID]
+        rows = [[k] + [_cell(cells.loc[(k, m)]) for m in METHODS] for k in K_GRID]
         parts += [f"## {dataset}: {_SHORT[metric]}", "",
                   markdown_table(["K"] + list(METHODS), rows), ""]
     return "\n".join(parts)
@@ -334,9 +339,10 @@ def lambda_sweep(job) -> None:
     for (dataset, metric), part in (frame.groupby(["dataset", "metric"], sort=False)
                                     if len(frame) else []):
         cells = part.set_index("lam")
-        table.append([dataset, _SHORT[metric]]
-                     + [f"{cells.loc[v, 'mean']:.3f} ± {cells.loc[v, 'std']:.3f}"
-                        for v in LAMBDAS])
+        table.append([dataset, _SHORT[metric]] + [_cell(cells.loc[v]) for v in LAMBDAS])
+        if cells["runs"].min() == 0:
+            lines.append(f"- {dataset} {_SHORT[metric]}: not every lambda has runs yet.")
+            continue
         spread = cells["mean"].max() - cells["mean"].min()
         small = cells.loc[[v for v in LAMBDAS if v <= 1.0], "mean"]
         lines.append(f"- {dataset} {_SHORT[metric]}: range of the mean {spread:.3f} over "
@@ -359,6 +365,11 @@ def lambda_sweep(job) -> None:
 
 # --------------------------------------------------------------------------------------------
 # Table 2: idf rank against Ncut rank on Tweet
+
+
+def _cell(row) -> str:
+    """``mean ± std`` of a stat row, or ``no runs``."""
+    return "no runs" if row["runs"] == 0 else f"{row['mean']:.3f} ± {row['std']:.3f}"
 
 
 def rank_table(counts, vocabulary) -> pd.DataFrame:

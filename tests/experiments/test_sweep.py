@@ -100,6 +100,27 @@ def test_sweep_frame_of_no_records_is_empty():
     assert sweep_frame([], "alpha").empty
 
 
+def test_values_without_runs_get_a_row_with_zero_runs(config_path, output_dir):
+    run_sweep(load_config(config_path), "alpha", [0.1], quiet=True)
+    records = RecordStore(output_dir).load()
+    table = sweep_frame(records, "alpha", [0.1, 0.3])
+    assert list(table["alpha"]) == [0.1, 0.3] and list(table["runs"]) == [3, 0]
+    assert table["nmi_mean"].isna().tolist() == [False, True]
+    empty = sweep_frame([], "alpha", [0.1, 0.3])
+    assert list(empty["runs"]) == [0, 0] and "nmi_mean" in empty
+
+
+def test_curves_with_points_without_runs_are_drawn(tmp_path):
+    import pandas as pd
+
+    from shortclust.experiments.plots import plot_sweep
+
+    table = pd.DataFrame({"alpha": [0.1, 0.3], "runs": [2, 0], "nmi_mean": [0.5, None],
+                          "nmi_std": [0.1, None], "n_clusters_mean": [3.0, None],
+                          "n_clusters_std": [0.0, None]})
+    assert plot_sweep(table, "alpha", tmp_path / "s.png", "t").exists()
+
+
 # --- command line ---------------------------------------------------------------------------
 
 
