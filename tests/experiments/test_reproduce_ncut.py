@@ -182,3 +182,12 @@ def test_welch_p_is_one_when_untestable():
     assert ncut.welch_p(one, {"mean": 0.4, "std": 0.1, "runs": 5}) == 1.0
     flat = {"mean": 0.5, "std": 0.0, "runs": 5}
     assert ncut.welch_p(flat, {**flat, "mean": 0.4}) == 1.0
+
+
+def test_cells_without_runs_are_not_compared():
+    frame = synthetic_frame()
+    full = ncut.claim_check(frame).set_index("dataset").loc["A", "comparisons"]
+    frame.loc[(frame["dataset"] == "A") & (frame["method"] == "Kmeans+idf"), "mean"] = np.nan
+    checks = ncut.claim_check(frame).set_index("dataset")
+    assert checks.loc["A", "comparisons"] == full - full // 4
+    assert checks.loc["A", "holds"]
