@@ -154,8 +154,9 @@ def run_experiment(
         with several workers records are appended in the order runs finish; the summary
         lists them in plan order either way.
     fit : bool
-        ``False``: fit nothing, only collect the runs already recorded (implies
-        ``resume``); used to rebuild tables while a long reproduction is still running.
+        ``False``: fit nothing and write nothing (no directory, no summary), only collect
+        the runs already recorded; used to rebuild tables while a long reproduction is
+        still running.
 
     Returns
     -------
@@ -175,8 +176,10 @@ def run_experiment(
     features = _features(config, corpus) if fit else None
     plan = _plan_runs(config, corpus, param_sets)
     store = RecordStore(config.output_dir)
+    if not fit:
+        return _recorded_only(store, plan)
     say = Messages(quiet, console)
-    todo = _select_runs(store, plan, resume, say) if fit else []
+    todo = _select_runs(store, plan, resume, say)
     created = make_output_dirs(store)
     show_bars = (not quiet) if progress is None else progress
     workers = min(resolve_jobs(1 if jobs is None else jobs), len(todo))
@@ -300,6 +303,15 @@ def _select_runs(store: RecordStore, plan, resume: bool, say) -> list[_PlannedRu
     todo = [run for run in plan if run.run_id not in done]
     say(f"resume: {len(plan) - len(todo)} of {len(plan)} runs already recorded, {len(todo)} to run")
     return todo
+
+
+def _recorded_only(store: RecordStore, plan) -> ExperimentResult:
+    """``fit=False``: the records already there; nothing is fitted, created or written."""
+    records = store.load()
+    summary = summarize(records)
+    done = {record["run_id"] for record in records}
+    return ExperimentResult(records, summary, store.output_dir, 0,
+                            sum(run.run_id in done for run in plan))
 
 
 def _count_done(store: RecordStore, plan) -> int:

@@ -68,13 +68,17 @@ def test_resume_skips_finished_runs(config_path, output_dir, fake_model):
 
 
 def test_without_fitting_only_the_recorded_runs_are_returned(config_path, output_dir,
-                                                             fake_model, monkeypatch):
+                                                             fake_model, monkeypatch,
+                                                             tmp_path):
     run(config_path, "runs=2")
     calls = fake_model.fit_calls
     monkeypatch.setattr(runner_module, "_features", lambda *_: pytest.fail("features built"))
     result = run(config_path, "runs=4", fit=False)
-    assert (result.n_run, fake_model.fit_calls) == (0, calls)
+    assert (result.n_run, result.n_skipped, fake_model.fit_calls) == (0, 2, calls)
     assert [r["seed"] for r in result.records] == [0, 1]
+    elsewhere = tmp_path / "never"
+    result = run(config_path, f"output={elsewhere}", fit=False)
+    assert result.records == [] and not elsewhere.exists()
 
 
 def test_one_untimed_warm_up_fit_when_there_is_work(config_path, fake_model):
