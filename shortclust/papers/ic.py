@@ -998,7 +998,9 @@ def record_timing(job, name: str, seconds: float, fitted: int, totals: dict) -> 
     runs = f"default (20; figures {FIGURE_RUNS})" if job.runs is None else str(job.runs)
     frame = pd.read_csv(path, dtype={"runs_setting": str}) if path.exists() else pd.DataFrame()
     used = totals.get("runs", 0)
-    row = {"item": name, "runs_setting": runs, "wall_seconds": round(seconds, 1),
+    # A --no-fit rebuild's few seconds are not the item's time: keep what was measured.
+    wall = round(seconds, 1) if job.fit else float("nan")
+    row = {"item": name, "runs_setting": runs, "wall_seconds": wall,
            "runs_fitted": fitted, "runs_used": used,
            "fit_seconds_sum": round(totals.get("fit_seconds", 0.0), 1)}
     if not frame.empty:
@@ -1020,14 +1022,20 @@ def record_timing(job, name: str, seconds: float, fitted: int, totals: dict) -> 
     job.write_table("timing", frame, timing_markdown(frame))
 
 
+def _minutes(seconds) -> str:
+    return "not measured" if pd.isna(seconds) else f"{seconds / 60:.1f}"
+
+
 def timing_markdown(frame: pd.DataFrame) -> str:
-    rows = [[r["item"], r["runs_setting"], f"{r['wall_seconds'] / 60:.1f}",
+    rows = [[r["item"], r["runs_setting"], _minutes(r["wall_seconds"]),
              int(r["runs_fitted"]), int(r["runs_used"]), f"{r['fit_seconds_sum'] / 60:.1f}"]
             for _, r in frame.iterrows()]
     totals = []
     for runs, part in frame.groupby("runs_setting", sort=True):
-        totals.append(f"- `--runs {runs}`: {part['wall_seconds'].sum() / 60:.1f} min of wall "
-                      f"time over {len(part)} items, {int(part['runs_fitted'].sum())} runs "
+        measured = part["wall_seconds"].notna().sum()
+        wall = (f"{part['wall_seconds'].sum() / 60:.1f} min of wall time over {measured} "
+                "items" if measured else "wall time not measured")
+        totals.append(f"- `--runs {runs}`: {wall}, {int(part['runs_fitted'].sum())} runs "
                       "fitted.")
     return "\n".join([
         "# Iterative-classification paper: time taken by `shortclust reproduce ic`", "",
@@ -1044,7 +1052,10 @@ def timing_markdown(frame: pd.DataFrame) -> str:
         "time: the sum of the recorded fit times of the runs an item uses (an IC run "
         "includes its initial clustering unless that was reused in the same process). "
         "Sentence embeddings are computed once per corpus and cached on disk (not counted "
-        "in fit times). Unlike the tables, this file changes with every regeneration.",
+        "in fit times). 'not measured': the runs were fitted by other invocations (for "
+        "example several processes at once, each on some datasets) and this file was "
+        "rebuilt with `--no-fit`, so only the fit time of the runs is known. Unlike the "
+        "tables, this file changes with every regeneration.",
     ]) + "\n"
 
 

@@ -377,6 +377,18 @@ def test_timing_keeps_one_row_per_item_and_run_count(tmp_path):
     assert rows.loc[("hac_sd_ic", "default (20; figures 5)"), "wall_seconds"] == 12.0  # fitted all: anew
 
 
+def test_a_no_fit_rebuild_does_not_pass_for_the_items_wall_time(tmp_path):
+    job = Reproduction("ic", runs=2, results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True,
+                       fit=False)
+    ic.record_timing(job, "table2", 4.0, 0, {"runs": 12, "fit_seconds": 600.0})
+    text = (tmp_path / "ic" / "timing.md").read_text()
+    assert "| table2 | 2 | not measured | 0 | 12 | 10.0 |" in text
+    assert "- `--runs 2`: wall time not measured, 0 runs fitted." in text
+    job.fit = True
+    ic.record_timing(job, "table2", 90.0, 12, {"runs": 12, "fit_seconds": 600.0})
+    assert "| table2 | 2 | 1.5 | 12 | 12 | 10.0 |" in (tmp_path / "ic" / "timing.md").read_text()
+
+
 def test_timed_item_records_its_runs(tmp_path):
     job = Reproduction("ic", runs=1, results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True)
 
