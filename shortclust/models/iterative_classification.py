@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, ClusterMixin, clone
 
 from shortclust.errors import ParameterError, ShortclustError
 from shortclust.models import _iterative_classification_kernels as kernels
+from shortclust.models import _logistic
 from shortclust.models._tfidf_common import (
     _holds_counts, n_nonempty, require_enough_documents, tfidf,
 )
@@ -20,7 +21,7 @@ from shortclust.models._validation import as_counts, require_int, require_real
 
 # name -> (module, class, defaults). Logistic regression: the authors' model (L2, C = 1,
 # multinomial, at most 300 iterations; see the class Notes) started from the last
-# iteration's weights; its solver depends on the features (see _Reassigner) unless given.
+# iteration's weights; its solver depends on the features (_default_solver) unless given.
 _CLASSIFIERS = {
     "logistic_regression": ("sklearn.linear_model", "LogisticRegression",
                             {"C": 1.0, "max_iter": 300, "warm_start": True}),
@@ -86,9 +87,11 @@ default="logistic_regression"
         logistic regression; it names SVM and k-NN as the alternatives it tried.
     classifier_params : dict or None, default=None
         Constructor parameters, over the defaults: for logistic regression
-        ``C=1.0, max_iter=300, warm_start=True``, and ``solver="sag"`` on sparse rows of
-        length at most 1 (TF-IDF), ``"lbfgs"`` on any other features (see Notes); for
-        k-NN ``metric="cosine"``; scikit-learn's own otherwise.
+        ``C=1.0, max_iter=300, warm_start=True``, and ``solver="compiled_sag"`` (our
+        compiled SAG, see Notes) on sparse rows of length at most 1 (TF-IDF),
+        ``"lbfgs"`` on any other features; any scikit-learn solver by name (``"sag"``
+        for scikit-learn's SAG); for k-NN ``metric="cosine"``; scikit-learn's own
+        otherwise.
     outlier : {"isolation_forest", "one_class_svm", "none"}, default="isolation_forest"
         Outlier detector of step 5, run on each cluster separately; ``"none"`` skips
         step 5 (only the random trimming makes the test set). The paper uses Isolation
@@ -193,7 +196,12 @@ default="logistic_regression"
     the same predictions as a fit to tolerance 1e-8 (SAG on all test texts checked,
     lbfgs on 99.8-100%). SAG converges fast only on features of similar scale, as unit
     TF-IDF rows are; other features (dense embeddings, of few dimensions; raw counts
-    given as floats) get lbfgs. Each iteration starts from the last one's weights
+    given as floats) get lbfgs. The SAG is our compiled one
+    (:class:`~shortclust.models._logistic.MultinomialLogisticSAG`: the same objective,
+    step size and stopping rule as scikit-learn's ``solver="sag"``, with the K weights
+    of a feature contiguous): one fit on 75% of GoogleNews-T, 152 classes, 19 epochs
+    each, 0.64 s against scikit-learn's 1.04 s, the same objective to 1e-6 and the same
+    test predictions as a fit to tolerance 1e-8. Each iteration starts from the last one's weights
     (``warm_start``; dropped if the set of classes changes): consecutive training sets
     overlap and few labels move.
 
@@ -448,7 +456,7 @@ class _Reassigner:
     def __init__(self, name, params, rng, solver="lbfgs"):
         model_class, settings = _classifier_spec(name, params)
         if name == "logistic_regression":
-            settings.setdefault("solver", solver)
+            model_class, settings = _logistic_spec(model_class, settings, solver)
         if "random_state" in _param_names(model_class):
             settings.setdefault("random_state", int(rng.integers(0, 2**31 - 1)))
         self.prototype = model_class(**settings)
@@ -639,7 +647,7 @@ def _dense(X):
 
 
 def _default_solver(features):
-    """SAG for sparse rows of length at most 1 (TF-IDF), lbfgs otherwise (see Notes).
+    """Compiled SAG for sparse rows of length at most 1 (TF-IDF), lbfgs otherwise (Notes).
 
     SAG's step is set by the longest row and it converges fast only on features of
     similar scale; raw counts or unscaled vectors can exhaust ``max_iter``.
@@ -647,7 +655,31 @@ def _default_solver(features):
     if not sp.issparse(features) or features.shape[0] == 0:
         return "lbfgs"
     longest = np.sqrt(features.multiply(features).sum(axis=1).max())
-    return "sag" if longest <= 1.0 + 1e-9 else "lbfgs"
+    return _logistic.SOLVER_NAME if longest <= 1.0 + 1e-9 else "lbfgs"
+
+
+def _logistic_spec(model_class, settings, default_solver):
+    """(class, parameters) of the logistic regression: scikit-learn's or compiled SAG.
+
+    ``solver="compiled_sag"`` (the default on TF-IDF) is
+    :class:`~shortclust.models._logistic.MultinomialLogisticSAG`, which implements C, tol,
+    max_iter, warm_start and fit_intercept. A defaulted solver with any other
+    LogisticRegression parameter set falls back to scikit-learn's ``"sag"``; naming
+    ``compiled_sag`` with such a parameter is an error.
+    """
+    chosen = settings.get("solver", default_solver)
+    if chosen != _logistic.SOLVER_NAME:
+        return model_class, {**settings, "solver": chosen}
+    unsupported = sorted(set(settings) - _logistic.SUPPORTED_PARAMS)
+    if unsupported and "solver" in settings:
+        raise ParameterError(
+            f"classifier_params {', '.join(unsupported)} not supported by solver "
+            f"'{_logistic.SOLVER_NAME}': drop them or choose solver 'sag' or 'lbfgs'"
+        )
+    if unsupported:
+        return model_class, {**settings, "solver": "sag"}
+    settings = {key: value for key, value in settings.items() if key != "solver"}
+    return _logistic.MultinomialLogisticSAG, settings
 
 
 def _check_classifier_input(name, features):

@@ -302,19 +302,28 @@ def test_sag_reaches_the_same_labels_as_the_authors_lbfgs():
     noisy = corrupted(topics, 0.3)
     runs = [IterativeClassification(classifier_params=params, tol=None, max_iter=4,
                                     random_state=0).fit(X, init_labels=noisy).labels_
-            for params in ({}, {"solver": "lbfgs", "warm_start": False})]
-    assert np.array_equal(runs[0], runs[1])
+            for params in ({}, {"solver": "sag"}, {"solver": "lbfgs", "warm_start": False})]
+    assert np.array_equal(runs[0], runs[2])  # compiled SAG (the default) and lbfgs
+    assert np.array_equal(runs[1], runs[2])  # scikit-learn's SAG and lbfgs
 
 
 def test_the_solver_follows_the_features():
     X, topics = planted(n_docs=80)
     weighted = tfidf(X)[1]
-    assert ic._default_solver(weighted) == "sag"
+    assert ic._default_solver(weighted) == "compiled_sag"
     assert ic._default_solver(X.astype(np.float64)) == "lbfgs"  # raw counts: rows > 1
     assert ic._default_solver(weighted.toarray()) == "lbfgs"
-    assert quick(max_iter=1).fit(X, init_labels=topics).classifier_.solver == "sag"
+    assert quick(max_iter=1).fit(X, init_labels=topics).classifier_.solver == "compiled_sag"
     mine = quick(max_iter=1, classifier_params={"solver": "newton-cg"})
     assert mine.fit(X, init_labels=topics).classifier_.solver == "newton-cg"
+    # A parameter the compiled solver lacks: scikit-learn's SAG when the solver is defaulted,
+    # a one-line error when compiled_sag is named.
+    weighted_classes = quick(max_iter=1, classifier_params={"class_weight": "balanced"})
+    assert weighted_classes.fit(X, init_labels=topics).classifier_.solver == "sag"
+    named = quick(max_iter=1, classifier_params={"solver": "compiled_sag",
+                                                 "class_weight": "balanced"})
+    with pytest.raises(ParameterError, match="class_weight not supported by solver"):
+        named.fit(X, init_labels=topics)
 
 
 def test_warm_start_is_dropped_when_the_classes_change():
