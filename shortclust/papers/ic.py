@@ -980,19 +980,27 @@ def timed(name: str, function):
     """Wrap an item so that its wall time and run counts go into ``timing.md``."""
     def item(job) -> None:
         started, fitted = time.perf_counter(), job.fitted
-        totals = function(job) or {}
+        try:
+            totals = function(job) or {}
+        except KeyboardInterrupt:
+            # Interrupted: the runs it finished are kept, so their time counts too.
+            record_timing(job, name, time.perf_counter() - started, job.fitted - fitted, {},
+                          interrupted=True)
+            raise
         record_timing(job, name, time.perf_counter() - started, job.fitted - fitted, totals)
 
     item.__doc__ = function.__doc__
     return item
 
 
-def record_timing(job, name: str, seconds: float, fitted: int, totals: dict) -> None:
+def record_timing(job, name: str, seconds: float, fitted: int, totals: dict,
+                  interrupted: bool = False) -> None:
     """Update the item's row (per run count) of ``timing.csv`` and rewrite ``timing.md``.
 
     The wall time accumulates over the invocations that fitted runs of the item, so an
     interrupted and resumed reproduction still adds up to its whole time; an invocation
-    that only reused runs leaves it alone, and one that fitted every run replaces it.
+    that only reused runs leaves it alone, and one that fitted every run replaces it. An
+    ``interrupted`` invocation (Ctrl-C) always adds its time and runs to the row.
     """
     path = job.results_dir / job.paper / "timing.csv"
     runs = f"default (20; figures {FIGURE_RUNS})" if job.runs is None else str(job.runs)
@@ -1005,7 +1013,13 @@ def record_timing(job, name: str, seconds: float, fitted: int, totals: dict) -> 
            "fit_seconds_sum": round(totals.get("fit_seconds", 0.0), 1)}
     if not frame.empty:
         same = (frame["item"] == name) & (frame["runs_setting"] == runs)
-        if same.any() and fitted < used:
+        if same.any() and interrupted:
+            before = frame[same].iloc[0]
+            row["runs_used"] = int(before["runs_used"])
+            if not pd.isna(before["wall_seconds"]):
+                row["wall_seconds"] = round(before["wall_seconds"] + seconds, 1)
+                row["runs_fitted"] = int(before["runs_fitted"]) + fitted
+        elif same.any() and fitted < used:
             before = frame[same].iloc[0]
             if fitted == 0:
                 row["wall_seconds"], row["runs_fitted"] = before["wall_seconds"], \

@@ -432,3 +432,22 @@ def test_a_table_end_to_end_on_a_tiny_corpus(tmp_path, monkeypatch):
     job.fitted = 0
     ic.ITEMS["table2"](job)  # everything is reused
     assert job.fitted == 0
+
+
+def test_an_interrupted_item_adds_its_time_and_runs(tmp_path):
+    job = Reproduction("ic", runs=1, results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True)
+    ic.record_timing(job, "table2", 100.0, 4, {"runs": 10, "fit_seconds": 80.0})
+
+    def stopped(job):
+        job.fitted += 2
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ic.timed("table2", stopped)(job)
+    rows = pd.read_csv(tmp_path / "ic" / "timing.csv").set_index("item")
+    assert rows.loc["table2", "runs_fitted"] == 6 and rows.loc["table2", "runs_used"] == 10
+    assert rows.loc["table2", "wall_seconds"] >= 100.0  # earlier time kept, this one added
+    # The next invocation finishes the remaining runs: its time adds up too.
+    ic.record_timing(job, "table2", 50.0, 4, {"runs": 10, "fit_seconds": 80.0})
+    rows = pd.read_csv(tmp_path / "ic" / "timing.csv").set_index("item")
+    assert rows.loc["table2", "runs_fitted"] == 10 and rows.loc["table2", "wall_seconds"] >= 150.0
