@@ -9,6 +9,7 @@ the records of the seeds asked for, nothing else.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -17,8 +18,8 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from shortclust.errors import ConfigError
-from shortclust.experiments.records import atomic_write_text
+from shortclust.errors import ConfigError, DataError
+from shortclust.experiments.records import RecordStore, atomic_write_text
 
 #: paper name -> module defining ``ITEMS`` (an ordered dict of item name -> function).
 PAPERS = {"gsdmm": "shortclust.papers.gsdmm", "ic": "shortclust.papers.ic",
@@ -30,13 +31,26 @@ def paper_names() -> list[str]:
     return list(PAPERS)
 
 
+#: Folder of ``results/<paper>/`` holding the archived run records (see Reproduction).
+RECORDS_DIR = "records"
+
+
 def paper_items(paper: str) -> dict[str, Callable]:
     """The ``ITEMS`` of a paper module; ConfigError for an unknown paper."""
+    return _paper_module(paper).ITEMS
+
+
+def archives_records(paper: str) -> bool:
+    """Whether a paper keeps its run records under ``results/`` (its ``ARCHIVE_RECORDS``)."""
+    return bool(getattr(_paper_module(paper), "ARCHIVE_RECORDS", False))
+
+
+def _paper_module(paper: str):
     if paper not in PAPERS:
         raise ConfigError(
             f"no reproduction for paper '{paper}': choose one of {', '.join(paper_names())} or all"
         )
-    return import_module(PAPERS[paper]).ITEMS
+    return import_module(PAPERS[paper])
 
 
 @dataclass
@@ -67,6 +81,13 @@ class Reproduction:
         ``False``: fit nothing; tables and figures use only the runs already recorded in
         ``work_dir`` (a cell then states how many runs it has). :meth:`stream` still
         resumes its runs, which are short.
+    archive : bool
+        Keep every run's record (not its labels) in ``results/<paper>/records/<tag>.json``
+        as well, and before a config runs, add the archived records its work directory
+        lacks: runs recorded on another machine (a committed archive) are reused like
+        runs of an earlier invocation, so a reproduction longer than one sitting
+        accumulates, and the committed tables can be rebuilt from the committed records
+        (``fit=False``). Only for papers whose tables need no stored labels.
     """
 
     paper: str
@@ -78,6 +99,7 @@ class Reproduction:
     max_copies: int = 256
     jobs: int = 1
     fit: bool = True
+    archive: bool = False
     written: list[Path] = field(default_factory=list)
     #: Runs fitted (not reused from earlier invocations) by this job so far.
     fitted: int = 0
@@ -97,14 +119,10 @@ class Reproduction:
 
     def run(self, path, tag: str, dataset: str | None = None, overrides=()) -> list[dict]:
         """Run a config (resuming) and return the records of its seeds."""
-        from shortclust.experiments.runner import run_experiment
-
         config = self._with_output(self.config(path, dataset, overrides), tag)
         self._say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
                   f"{config.runs} runs)")
-        result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
-                                progress=not self.quiet, jobs=self.jobs, fit=self.fit)
-        self.fitted += result.n_run
+        result = self._resume(config, tag)
         return _of_seeds(result.records, config.seed_list)
 
     def grid(self, path, tag: str, points: list[dict], dataset: str | None = None,
@@ -113,15 +131,10 @@ class Reproduction:
 
         Returns the records of its seeds at all points; a record's ``params`` tell its point.
         """
-        from shortclust.experiments.runner import run_experiment
-
         config = self._with_output(self.config(path, dataset, overrides), tag)
         self._say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
                   f"{len(points)} points x {config.runs} runs)")
-        result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
-                                progress=not self.quiet, points=points, table=False,
-                                jobs=self.jobs, fit=self.fit)
-        self.fitted += result.n_run
+        result = self._resume(config, tag, points=points, table=False)
         return _of_seeds(result.records, config.seed_list)
 
     def stream(self, path, tag: str, overrides=()) -> list[dict]:
@@ -137,18 +150,57 @@ class Reproduction:
 
     def sweep(self, path, tag: str, dataset: str | None = None, overrides=()) -> pd.DataFrame:
         """Run a config's declared sweep grid (resuming); return its sweep table."""
-        from shortclust.experiments.runner import run_experiment
         from shortclust.experiments.sweep import sweep_frame
 
         config = self._with_output(self.config(path, dataset, overrides), tag)
         (param, values), = config.sweep.items()
         self._say(f"{self.paper}: {tag} ({param} sweep on {config.dataset}, "
                   f"{len(values)} values x {config.runs} runs)")
-        result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
-                                progress=not self.quiet, points=[{param: v} for v in values],
-                                jobs=self.jobs, fit=self.fit)
-        self.fitted += result.n_run
+        result = self._resume(config, tag, points=[{param: v} for v in values])
         return sweep_frame(_of_seeds(result.records, config.seed_list), param, values)
+
+    def _resume(self, config, tag: str, **options):
+        """Run ``config`` in the tag's work directory, resuming; archive its records."""
+        from shortclust.experiments.runner import run_experiment
+
+        self._restore_archive(tag)
+        try:
+            result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
+                                    progress=not self.quiet, jobs=self.jobs, fit=self.fit,
+                                    **options)
+        finally:  # an interrupted config keeps the runs it finished, here too
+            self._write_archive(tag)
+        self.fitted += result.n_run
+        return result
+
+    def _archive_path(self, tag: str) -> Path:
+        return self.results_dir / self.paper / RECORDS_DIR / f"{tag}.json"
+
+    def _restore_archive(self, tag: str) -> None:
+        """Append to the tag's work directory the archived records it lacks."""
+        path = self._archive_path(tag)
+        if not self.archive or not path.is_file():
+            return
+        store = RecordStore(self.work_dir / self.paper / tag)
+        done = store.done_run_ids()
+        for record in read_archive(path):
+            if record["run_id"] not in done:
+                store.append(record)
+                done.add(record["run_id"])
+
+    def _write_archive(self, tag: str) -> None:
+        """Write every record of the tag's work directory to its archive, in seed order."""
+        if not self.archive:
+            return
+        records = {record["run_id"]: record
+                   for record in RecordStore(self.work_dir / self.paper / tag).load()}
+        if not records:
+            return
+        ordered = sorted(records.values(), key=lambda r: (r.get("seed", 0), r["run_id"]))
+        lines = ",\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in ordered)
+        path = self._archive_path(tag)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, f'{{"tag": {json.dumps(tag)}, "records": [\n{lines}\n]}}\n')
 
     def labels(self, tag: str, record: dict):
         """The cluster labels a run of item ``tag`` stored, as an int array."""
@@ -188,6 +240,26 @@ class Reproduction:
             Console(stderr=True, highlight=False).print(message, markup=False)
 
 
+def read_archive(path: Path) -> list[dict]:
+    """The run records of an archive written by :class:`Reproduction` (``archive=True``).
+
+    Raises
+    ------
+    DataError
+        The file is not such an archive.
+    """
+    try:
+        records = json.loads(Path(path).read_text(encoding="utf-8"))["records"]
+        if not all(isinstance(r, dict) and isinstance(r.get("run_id"), str) for r in records):
+            raise ValueError("a record without run_id")
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise DataError(
+            f"{path} is not a record archive ({error}): restore it with git, or delete it "
+            "to fit its runs again"
+        ) from None
+    return records
+
+
 def _of_seeds(records: list[dict], seeds: list[int]) -> list[dict]:
     """The first record of each run among ``seeds``.
 
@@ -219,7 +291,7 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
     items = paper_items(paper)
     chosen = _choose_items(paper, items, only)
     job = Reproduction(paper, runs, Path(results_dir), Path(work_dir), data_dir, quiet,
-                       max_copies, jobs, fit)
+                       max_copies, jobs, fit, archive=archives_records(paper))
     for name in chosen:
         started = time.perf_counter()
         items[name](job)

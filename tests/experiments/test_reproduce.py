@@ -1,5 +1,7 @@
 """The reproduction harness with a fake paper, and the GSDMM paper's bookkeeping."""
 
+import shutil
+
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -7,7 +9,7 @@ from typer.testing import CliRunner
 import shortclust.experiments.reproduce as reproduce_module
 from experiments import fake_paper
 from shortclust.cli import app
-from shortclust.errors import ConfigError
+from shortclust.errors import ConfigError, DataError
 from shortclust.experiments.reproduce import mean_std, paper_items, reproduce
 
 
@@ -183,3 +185,40 @@ def test_cli_no_fit_on_an_empty_work_dir_writes_tables_without_runs(paper, tmp_p
     assert result.exit_code == 0, result.output
     assert fake_model.fit_calls == 0
     assert "| 0 |" in (tmp_path / "r" / "fake" / "table.md").read_text()
+
+
+def test_archived_records_are_reused_on_a_fresh_work_dir(paper, tmp_path, fake_model,
+                                                          monkeypatch):
+    monkeypatch.setattr(fake_paper, "ARCHIVE_RECORDS", True, raising=False)
+    job = run_fake(paper, tmp_path)
+    assert job.archive
+    archive = tmp_path / "results" / "fake" / "records"
+    files = sorted(archive.iterdir())
+    assert files and all(path.suffix == ".json" for path in files)
+    before = {path.name: path.read_bytes() for path in files}
+    table = (tmp_path / "results" / "fake" / "table.md").read_text()
+    # Another machine: the committed results (archive included), no work directory.
+    shutil.rmtree(tmp_path / "work")
+    fake_model.fit_calls = 0
+    run_fake(paper, tmp_path)
+    assert fake_model.fit_calls == 0  # every run came from the archive
+    assert (tmp_path / "results" / "fake" / "table.md").read_text() == table
+    assert {path.name: path.read_bytes() for path in archive.iterdir()} == before
+    # --no-fit rebuilds the same tables from the archive alone.
+    shutil.rmtree(tmp_path / "work")
+    run_fake(paper, tmp_path, fit=False)
+    assert (tmp_path / "results" / "fake" / "table.md").read_text() == table
+
+
+def test_a_damaged_archive_is_a_one_line_data_error(paper, tmp_path, monkeypatch):
+    monkeypatch.setattr(fake_paper, "ARCHIVE_RECORDS", True, raising=False)
+    run_fake(paper, tmp_path)
+    victim = next((tmp_path / "results" / "fake" / "records").iterdir())
+    victim.write_text('{"records": [{"seed": 0}]}')
+    with pytest.raises(DataError, match="is not a record archive .*delete it to fit its runs"):
+        run_fake(paper, tmp_path)
+
+
+def test_only_papers_that_ask_keep_an_archive():
+    assert reproduce_module.archives_records("ic")
+    assert not reproduce_module.archives_records("gsdmm")
