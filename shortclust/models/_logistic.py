@@ -121,7 +121,7 @@ class MultinomialLogisticSAG(ClassifierMixin, BaseEstimator):
 
 
 def _csr(X):
-    """X as float64 CSR with sorted indices and no explicit zeros (a copy if changed)."""
+    """X as float64 CSR with sorted indices (explicit zeros are harmless: they add 0)."""
     rows = sp.csr_matrix(X, dtype=np.float64)
     if not rows.has_sorted_indices:
         rows = rows.copy()

@@ -172,13 +172,11 @@ def sag_multinomial(indptr, indices, data, y, W, b, alpha, step, tol, max_iter, 
 def _restart_clock(cum, last, t):
     """After a settle at step t nothing is owed: reset every feature's clock to step t.
 
-    ``cum`` keeps its values up to t (later steps overwrite the rest), so the owed amount
-    ``cum[now] - cum[last]`` counts only steps after the settle.
+    ``cum`` keeps its values up to t (later steps overwrite the rest; ``cum[0]`` is always
+    0), so the owed amount ``cum[now] - cum[last]`` counts only steps after the settle.
     """
     for feature in range(last.shape[0]):
         last[feature] = t
-    if t == 0:
-        cum[0] = 0.0
 
 
 @njit(cache=True)
