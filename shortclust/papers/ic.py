@@ -197,8 +197,11 @@ FIGURE_GRIDS = {
 DATA_NOTES = {
     "SearchSnippets": "same source as the paper (STC2's copy of Phan et al.'s snippets, "
                       "preprocessed upstream)",
-    "SearchSnippets-test": "the first 2280 lines (the test split) of that copy, 8 / 2280 as "
-                           "in Table 1",
+    "SearchSnippets-test": "the first 2280 lines (Phan et al.'s test split) of that copy, 8 / "
+                           "2280 as in Table 1; the paper does not say which 2280 texts it "
+                           "used, and the `data/search_snippets/test` file of the authors' "
+                           "repository holds texts of the train block (e.g. lines 5900 and "
+                           "6180 of our SearchSnippets), so its subset may differ from ours",
     "AgNews-8000": "the authors' own 8000-text subset as they distribute it",
     "StackOverflow": "STC2's 20000 raw titles: embedded raw, TF-IDF after the GSDMM pipeline "
                      "(the paper removed stop words and punctuation)",
