@@ -40,7 +40,6 @@ output modulo n (bias below n / 2^64), so a Python reference can replay the same
 import numpy as np
 from numba import njit
 
-_MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
