@@ -3,7 +3,8 @@
 Heavy modules (models and their numba kernels, pandas, scikit-learn) are imported inside the
 commands, so ``shortclust --help`` starts fast. Every user error is a
 :class:`~shortclust.errors.ShortclustError`, printed as one ``error: ...`` line on stderr with
-exit status 2; Ctrl-C exits with status 130.
+exit status 2; Ctrl-C exits with status 130. Python warnings (a solver that did not
+converge, say) are shown as one ``warning: ...`` line each, without the source line.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from shortclust.errors import ShortclustError
+from shortclust.errors import ShortclustError, show_warnings_on_one_line
 
 app = typer.Typer(
     name="shortclust",
@@ -318,6 +319,7 @@ def _relative_to(path: Path | None, directory: Path) -> str:
 
 def main() -> None:
     """Console-script entry point (``shortclust``); also ``python -m shortclust``."""
+    show_warnings_on_one_line()
     try:
         app(prog_name="shortclust")
     except ShortclustError as exc:  # raised outside a command, e.g. while importing

@@ -42,3 +42,24 @@ class ParameterError(ShortclustError, ValueError):
 
     Also a ``ValueError``, as scikit-learn's estimator contract expects from ``fit``.
     """
+
+
+def show_warnings_on_one_line(stream=None) -> None:
+    """Print every Python warning as ``warning: <message>`` on one line of stderr.
+
+    The default format quotes the source line that warned, which on a terminal reads like
+    a traceback; a researcher needs what happened and what to do, which the message says
+    (e.g. ``SAG did not converge in 300 epochs (tol=0.0001); raise max_iter``). Which
+    warnings are shown (once per place, by default) is still up to Python's filters.
+    """
+    import sys
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        target = file or stream or sys.stderr
+        try:
+            target.write(f"warning: {one_line(message)}\n")
+        except (OSError, ValueError):  # stderr closed: nothing to show it on
+            pass
+
+    warnings.showwarning = show

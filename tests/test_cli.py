@@ -92,6 +92,28 @@ def test_shortclust_errors_in_a_real_process_exit_2(tmp_path):
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_warnings_in_a_real_process_are_one_line_each(tmp_path, jobs):
+    texts = ["apple banana cherry", "banana cherry apple", "dog cat mouse", "cat mouse dog",
+             "apple cherry", "mouse dog"]
+    data = tmp_path / "tiny.jsonl"
+    data.write_text("".join(json.dumps({"text": t, "label": i // 3}) + "\n"
+                            for i, t in enumerate(texts)))
+    config = tmp_path / "ic.yaml"
+    # One SAG epoch with tol = 0 cannot meet the stopping rule: a ConvergenceWarning.
+    config.write_text(
+        f"name: warn\ndataset: {data}\npreprocess: none\n"
+        "model: {name: iterative_classification, params: {n_clusters: 2, initial: kmeans, "
+        "max_iter: 2, tol: null, classifier_params: {max_iter: 1, tol: 0}}}\n"
+    )
+    done = run_module("run", config, "--quiet", "--runs", "2", "--jobs", jobs, "--output",
+                      tmp_path / "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()  # with --jobs 2 the workers warn
+    assert lines and all(line.startswith("warning: ") for line in lines), done.stderr
+    assert "did not converge in 1 epochs" in lines[0]
+
+
 # --- bad input: exit 2, one error line, nothing written ----------------------------------------
 
 

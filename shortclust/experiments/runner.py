@@ -440,14 +440,18 @@ _worker_state: dict[str, Any] = {}
 
 
 def _init_worker(model_class, features, extras, truth, metric_names, warm_params) -> None:
-    """Run once in each worker: keep the features, ignore Ctrl-C, warm up (untimed).
+    """Run once in each worker: keep the features, ignore Ctrl-C, show warnings as the
+    parent does (one line each), warm up (untimed).
 
     The parent alone handles Ctrl-C (it stops the workers); the features arrive once per
     worker here instead of once per run.
     """
     import signal
 
+    from shortclust.errors import show_warnings_on_one_line
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    show_warnings_on_one_line()  # as the parent shows them (the CLI's main)
     _setup_worker(model_class, features, extras, truth, metric_names, warm_params)
 
 
