@@ -1023,20 +1023,11 @@ def record_timing(job, name: str, seconds: float, fitted: int, totals: dict,
            "fit_seconds_sum": round(totals.get("fit_seconds", 0.0), 1)}
     if not frame.empty:
         same = (frame["item"] == name) & (frame["runs_setting"] == runs)
-        if same.any() and interrupted:
+        if same.any() and (interrupted or fitted < used):
             before = frame[same].iloc[0]
-            row["runs_used"] = int(before["runs_used"])
-            if not pd.isna(before["wall_seconds"]):
-                row["wall_seconds"] = round(before["wall_seconds"] + seconds, 1)
-                row["runs_fitted"] = int(before["runs_fitted"]) + fitted
-        elif same.any() and fitted < used:
-            before = frame[same].iloc[0]
-            if fitted == 0:
-                row["wall_seconds"], row["runs_fitted"] = before["wall_seconds"], \
-                    before["runs_fitted"]
-            else:
-                row["wall_seconds"] = round(before["wall_seconds"] + seconds, 1)
-                row["runs_fitted"] = int(before["runs_fitted"]) + fitted
+            if interrupted:
+                row["runs_used"] = int(before["runs_used"])
+            _add_earlier_time(row, before, fitted, interrupted)
         frame = frame[~same]
     frame = pd.concat([frame, pd.DataFrame([row])], ignore_index=True)
     order = {item: i for i, item in enumerate(ITEMS)}
@@ -1044,6 +1035,22 @@ def record_timing(job, name: str, seconds: float, fitted: int, totals: dict,
              .sort_values(["runs_setting", "order"]).drop(columns="order")
              .reset_index(drop=True))
     job.write_table("timing", frame, timing_markdown(frame))
+
+
+def _add_earlier_time(row: dict, before, fitted: int, interrupted: bool) -> None:
+    """Add the earlier invocations' wall time and fitted runs to ``row`` (this one's).
+
+    An invocation that fitted nothing keeps the earlier row as it was, unless it was
+    interrupted (its time went into a run it did not finish). An earlier time
+    not measured (runs fitted by other processes, then a ``--no-fit`` rebuild) adds
+    nothing: the row then counts only the measured invocations and the runs they
+    fitted, rather than hiding a measured time behind "not measured".
+    """
+    if fitted == 0 and not interrupted:
+        row["wall_seconds"], row["runs_fitted"] = before["wall_seconds"], before["runs_fitted"]
+    elif not pd.isna(before["wall_seconds"]):
+        row["wall_seconds"] = round(before["wall_seconds"] + row["wall_seconds"], 1)
+        row["runs_fitted"] = int(before["runs_fitted"]) + fitted
 
 
 def _minutes(seconds) -> str:

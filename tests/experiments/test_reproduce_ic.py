@@ -389,6 +389,18 @@ def test_a_no_fit_rebuild_does_not_pass_for_the_items_wall_time(tmp_path):
     assert "| table2 | 2 | 1.5 | 12 | 12 | 10.0 |" in (tmp_path / "ic" / "timing.md").read_text()
 
 
+def test_a_measured_invocation_after_an_unmeasured_one_keeps_its_time(tmp_path):
+    job = Reproduction("ic", runs=2, results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True,
+                       fit=False)
+    ic.record_timing(job, "table2", 4.0, 0, {"runs": 12, "fit_seconds": 600.0})
+    job.fit = True  # resumed: fits the 8 runs still missing
+    ic.record_timing(job, "table2", 90.0, 8, {"runs": 20, "fit_seconds": 900.0})
+    assert "| table2 | 2 | 1.5 | 8 | 20 | 15.0 |" in (tmp_path / "ic" / "timing.md").read_text()
+    ic.record_timing(job, "table2", 30.0, 0, {"runs": 20, "fit_seconds": 900.0},
+                     interrupted=True)  # stopped in the middle of a run: its time counts
+    assert "| table2 | 2 | 2.0 | 8 | 20 | 15.0 |" in (tmp_path / "ic" / "timing.md").read_text()
+
+
 def test_timed_item_records_its_runs(tmp_path):
     job = Reproduction("ic", runs=1, results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True)
 
