@@ -226,7 +226,9 @@ def reproduce(
                                       work_dir=work_dir, data_dir=data_dir, quiet=quiet,
                                       max_copies=max_copies, jobs=jobs, fit=not no_fit)
             except ExperimentInterrupted as exc:
-                typer.echo(f"{name}: {exc}; rerun the same command to continue", err=True)
+                typer.echo(f"{name}: interrupted after {exc.n_done} of {exc.n_total} runs of "
+                           "the current config (finished runs are kept); rerun the same "
+                           "command to continue", err=True)
                 raise typer.Exit(exc.exit_code) from None
             if not quiet:
                 typer.echo(f"{name}: wrote {len(job.written)} files under {results / name}")

@@ -988,12 +988,16 @@ def _draw_figure(panels: dict[str, dict[str, pd.DataFrame]], path, number: str) 
 
 def timed(name: str, function):
     """Wrap an item so that its wall time and run counts go into ``timing.md``."""
+    from shortclust.experiments.runner import ExperimentInterrupted
+
     def item(job) -> None:
         started, fitted = time.perf_counter(), job.fitted
         try:
             totals = function(job) or {}
-        except KeyboardInterrupt:
-            # Interrupted: the runs it finished are kept, so their time counts too.
+        except (KeyboardInterrupt, ExperimentInterrupted):
+            # Ctrl-C reaches here as the runner's ExperimentInterrupted (during a fit) or
+            # as KeyboardInterrupt (between fits). The runs it finished are kept, so
+            # their time counts too.
             record_timing(job, name, time.perf_counter() - started, job.fitted - fitted, {},
                           interrupted=True)
             raise

@@ -11,6 +11,7 @@ from scipy.stats import ttest_1samp, ttest_rel
 import shortclust.papers.ic as ic
 from experiments.fake_estimators import write_corpus
 from shortclust.experiments.reproduce import Reproduction, paper_items, paper_names
+from shortclust.experiments.runner import ExperimentInterrupted
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER_TEXT = sorted((REPO.parent / "shared" / "papers").glob("004_*.txt"))
@@ -446,15 +447,17 @@ def test_a_table_end_to_end_on_a_tiny_corpus(tmp_path, monkeypatch):
     assert job.fitted == 0
 
 
-def test_an_interrupted_item_adds_its_time_and_runs(tmp_path):
+# Ctrl-C between two fits, and during a fit (the runner turns it into ExperimentInterrupted).
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, lambda: ExperimentInterrupted(2, 20)])
+def test_an_interrupted_item_adds_its_time_and_runs(tmp_path, stop):
     job = Reproduction("ic", runs=1, results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True)
     ic.record_timing(job, "table2", 100.0, 4, {"runs": 10, "fit_seconds": 80.0})
 
     def stopped(job):
         job.fitted += 2
-        raise KeyboardInterrupt
+        raise stop()
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises((KeyboardInterrupt, ExperimentInterrupted)):
         ic.timed("table2", stopped)(job)
     rows = pd.read_csv(tmp_path / "ic" / "timing.csv").set_index("item")
     assert rows.loc["table2", "runs_fitted"] == 6 and rows.loc["table2", "runs_used"] == 10
