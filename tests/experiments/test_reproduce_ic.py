@@ -1,5 +1,6 @@
 """The iterative-classification paper's reproduction: transcription, t-test marks, tables."""
 
+import itertools
 import re
 from pathlib import Path
 
@@ -466,3 +467,16 @@ def test_an_interrupted_item_adds_its_time_and_runs(tmp_path, stop):
     ic.record_timing(job, "table2", 50.0, 4, {"runs": 10, "fit_seconds": 80.0})
     rows = pd.read_csv(tmp_path / "ic" / "timing.csv").set_index("item")
     assert rows.loc["table2", "runs_fitted"] == 10 and rows.loc["table2", "wall_seconds"] >= 150.0
+
+
+def test_cells_do_not_depend_on_the_order_runs_were_recorded_in():
+    # --jobs records runs as they finish; a fresh clone restores them in seed order.
+    values = [0.1, 0.2, 0.3, 0.7, 0.11]
+    records = [{"seed": seed, "run_id": f"r{seed}", "metrics": {"acc": value},
+                "fit_seconds": value} for seed, value in enumerate(values)]
+    orders = list(itertools.permutations(records))
+    naive = {ic.mean_std_of(ic.values_of(list(order), "acc")) for order in orders}
+    assert len(naive) > 1  # the last digits do depend on the order of the terms
+    cells = {(ic.mean_std_of(ic.values_of(ic.in_run_order(list(order)), "acc")),
+              ic._mean_field(ic.in_run_order(list(order)), "fit_seconds")) for order in orders}
+    assert len(cells) == 1
