@@ -261,17 +261,20 @@ def read_archive(path: Path) -> list[dict]:
 
 
 def _of_seeds(records: list[dict], seeds: list[int]) -> list[dict]:
-    """The first record of each run among ``seeds``.
+    """The first record of each run among ``seeds``, by seed, then run id.
 
     A work directory may hold more seeds from an earlier, longer reproduction, and two
-    reproductions started at once may both record a run; each run counts once.
+    reproductions started at once may both record a run; each run counts once. The fixed
+    order matters because means and sums of floats depend on the order of their terms in
+    the last digit: ``--jobs`` records runs as they finish, a fresh clone restores them
+    from the archive, and both must print the same tables.
     """
     wanted, seen, kept = set(seeds), set(), []
     for record in records:
         if record.get("seed") in wanted and record.get("run_id") not in seen:
             seen.add(record.get("run_id"))
             kept.append(record)
-    return kept
+    return sorted(kept, key=lambda record: (record["seed"], str(record.get("run_id"))))
 
 
 def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None,
