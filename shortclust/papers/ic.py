@@ -1014,7 +1014,8 @@ def record_timing(job, name: str, seconds: float, fitted: int, totals: dict,
     The wall time accumulates over the invocations that fitted runs of the item, so an
     interrupted and resumed reproduction still adds up to its whole time; an invocation
     that only reused runs leaves it alone, and one that fitted every run replaces it. An
-    ``interrupted`` invocation (Ctrl-C) always adds its time and runs to the row.
+    ``interrupted`` invocation (Ctrl-C) always adds its time and runs to the row, and keeps
+    the runs used and their fit time from the last complete one.
     """
     path = job.results_dir / job.paper / "timing.csv"
     runs = f"default (20; figures {FIGURE_RUNS})" if job.runs is None else str(job.runs)
@@ -1029,8 +1030,9 @@ def record_timing(job, name: str, seconds: float, fitted: int, totals: dict,
         same = (frame["item"] == name) & (frame["runs_setting"] == runs)
         if same.any() and (interrupted or fitted < used):
             before = frame[same].iloc[0]
-            if interrupted:
+            if interrupted:  # no totals: the last complete build's still describe the runs
                 row["runs_used"] = int(before["runs_used"])
+                row["fit_seconds_sum"] = before["fit_seconds_sum"]
             _add_earlier_time(row, before, fitted, interrupted)
         frame = frame[~same]
     frame = pd.concat([frame, pd.DataFrame([row])], ignore_index=True)

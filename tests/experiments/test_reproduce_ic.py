@@ -462,6 +462,7 @@ def test_an_interrupted_item_adds_its_time_and_runs(tmp_path, stop):
         ic.timed("table2", stopped)(job)
     rows = pd.read_csv(tmp_path / "ic" / "timing.csv").set_index("item")
     assert rows.loc["table2", "runs_fitted"] == 6 and rows.loc["table2", "runs_used"] == 10
+    assert rows.loc["table2", "fit_seconds_sum"] == 80.0  # the last complete build's
     assert rows.loc["table2", "wall_seconds"] >= 100.0  # earlier time kept, this one added
     # The next invocation finishes the remaining runs: its time adds up too.
     ic.record_timing(job, "table2", 50.0, 4, {"runs": 10, "fit_seconds": 80.0})
