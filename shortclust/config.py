@@ -70,6 +70,9 @@ class ExperimentConfig(BaseModel):
         Metric names from ``shortclust.evaluation.metrics.METRIC_NAMES``.
     output : str or None
         Output directory; ``None`` means ``runs/<name>`` (see :attr:`output_dir`).
+    top_words : int or None
+        Record each run's clusters: their sizes and ``top_words`` words with weights
+        (models that have ``top_words`` only), so tables can show them from the records.
     sweep : dict or None
         Grids for ``shortclust sweep``: model parameter name -> list of values, e.g.
         ``{beta: [0.02, 0.04, 0.1]}``. ``shortclust run`` ignores it and runs the base setting.
@@ -92,8 +95,9 @@ class ExperimentConfig(BaseModel):
     # Seeds become numpy/scikit-learn random states, which must be non-negative; checking
     # here stops a bad seed before any run instead of as a traceback in the middle.
     seeds: list[Annotated[int, Field(ge=0)]] | None = None
-    metrics: list[str] = Field(default_factory=lambda: list(_metric_names()))
+    metrics: list[str] = Field(default_factory=lambda: list(_metric_names(default=True)))
     output: str | None = None
+    top_words: int | None = Field(default=None, ge=1)
     sweep: dict[str, Any] | None = None
     stream: dict[str, Any] | None = None
     representation: dict[str, Any] | None = None
@@ -183,10 +187,11 @@ class ExperimentConfig(BaseModel):
         return Path(self.output) if self.output else Path("runs") / self.name
 
 
-def _metric_names() -> tuple[str, ...]:
-    from shortclust.evaluation.metrics import METRIC_NAMES
+def _metric_names(default: bool = False) -> tuple[str, ...]:
+    """Every metric a config may list, or (``default``) those computed when it lists none."""
+    from shortclust.evaluation.metrics import KNOWN_METRICS, METRIC_NAMES
 
-    return tuple(METRIC_NAMES)
+    return tuple(METRIC_NAMES if default else KNOWN_METRICS)
 
 
 TOP_LEVEL_KEYS = tuple(ExperimentConfig.model_fields)

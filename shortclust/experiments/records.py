@@ -3,8 +3,9 @@
 A record says exactly what ran (dataset name and sha256, preprocessing, model, every
 parameter including defaults, seed), what came out (metrics, clusters found, iterations,
 fit seconds) and where (package versions, git commit, UTC timestamp). Its ``run_id``
-hashes the inputs only, so a rerun of the same setting has the same id and ``--resume``
-can skip it.
+hashes what decides the run's labels (dataset, preprocessing, representation, model,
+parameters, seed, stream settings) and nothing else, so a rerun of the same setting has
+the same id and ``--resume`` can skip it, whichever metrics are reported.
 
 Files in an output directory::
 
@@ -32,7 +33,7 @@ from typing import Any, Iterable
 from shortclust.data.io import atomic_write
 from shortclust.errors import DataError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 RECORDS_FILE = "records.jsonl"
 LABELS_DIR = "labels"
 
@@ -68,8 +69,22 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def make_run_id(dataset, preprocess, model, params, seed, metrics) -> str:
-    """First 16 hex digits of the sha256 of the canonical JSON of a run's inputs.
+def identity_representation(representation: dict | None) -> dict | None:
+    """The part of a ``representation:`` section that decides a run's labels.
+
+    Term counts (the default) are ``None``, however spelled; ``cache`` and ``batch_size``
+    only change how fast the vectors are computed (the cache key ignores them too), so
+    they are left out.
+    """
+    if not representation or representation.get("name", "counts") == "counts":
+        return None
+    return {key: value for key, value in sorted(representation.items())
+            if key not in ("cache", "batch_size") and value is not None}
+
+
+def make_run_id(dataset, preprocess, model, params, seed, representation=None,
+                stream=None) -> str:
+    """First 16 hex digits of the sha256 of the canonical JSON of what decides a run's labels.
 
     Parameters
     ----------
@@ -83,24 +98,54 @@ def make_run_id(dataset, preprocess, model, params, seed, metrics) -> str:
         Every constructor parameter, defaults included, without ``random_state``.
     seed : int
         The run's seed (the model's ``random_state``).
-    metrics : iterable of str
-        Metrics computed; their order does not matter.
+    representation : dict or None
+        The config's ``representation:`` (see :func:`identity_representation`).
+    stream : dict or None
+        The stream settings of a stream run (``StreamSpec.as_record()``).
+
+    Notes
+    -----
+    Which metrics are reported is not part of the identity: a metric added later is
+    computed from the stored labels of the runs already recorded, not by refitting them.
 
     Examples
     --------
-    >>> make_run_id("Tweet", "none", "gsdmm", {"alpha": 0.1}, 0, ["nmi"]) == \\
-    ...     make_run_id("Tweet", "none", "gsdmm", {"alpha": 0.1}, 0, ["nmi"])
+    >>> a = make_run_id("Tweet", "none", "gsdmm", {"alpha": 0.1}, 0)
+    >>> a == make_run_id("Tweet", "none", "gsdmm", {"alpha": 0.1}, 0, {"name": "counts"})
     True
+    >>> a == make_run_id("Tweet", "none", "gsdmm", {"alpha": 0.1}, 1)
+    False
     """
     identity = {
         "dataset": str(dataset),
         "preprocess": str(preprocess),
+        "representation": identity_representation(representation),
         "model": str(model),
         "params": params,
         "seed": int(seed),
-        "metrics": sorted(metrics),
+        "stream": stream or None,
     }
     return hashlib.sha256(canonical_json(identity).encode("utf-8")).hexdigest()[:16]
+
+
+def record_run_id(record: dict[str, Any]) -> str:
+    """The run id a record's own fields give under the current identity."""
+    return make_run_id(record["dataset"], record["preprocess"], record["model"],
+                       record["params"], record["seed"], record.get("representation"),
+                       record.get("stream"))
+
+
+def upgrade_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A record of an older schema brought to :data:`SCHEMA_VERSION`.
+
+    Schema 1 hashed the metric list into the run id (and a stream's settings into its
+    parameters); its run id is recomputed from the record's own fields. The labels file
+    keeps its old name, so such a run's labels are not found and a metric it lacks is
+    computed by fitting it again.
+    """
+    if record.get("schema_version", SCHEMA_VERSION) >= SCHEMA_VERSION:
+        return record
+    return {**record, "schema_version": SCHEMA_VERSION, "run_id": record_run_id(record)}
 
 
 def package_versions() -> dict[str, str]:
@@ -270,7 +315,8 @@ class RecordStore:
             return []
         text = self.records_path.read_text(encoding="utf-8", errors="replace")
         lines = text.split("\n")[:-1]  # the last piece is "" or an unfinished line
-        return [self._parse(number, line) for number, line in enumerate(lines, 1) if line.strip()]
+        return [upgrade_record(self._parse(number, line))
+                for number, line in enumerate(lines, 1) if line.strip()]
 
     def _parse(self, number: int, line: str) -> dict[str, Any]:
         try:

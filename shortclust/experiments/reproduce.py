@@ -40,11 +40,6 @@ def paper_items(paper: str) -> dict[str, Callable]:
     return _paper_module(paper).ITEMS
 
 
-def archives_records(paper: str) -> bool:
-    """Whether a paper keeps its run records under ``results/`` (its ``ARCHIVE_RECORDS``)."""
-    return bool(getattr(_paper_module(paper), "ARCHIVE_RECORDS", False))
-
-
 def _paper_module(paper: str):
     if paper not in PAPERS:
         raise ConfigError(
@@ -87,7 +82,8 @@ class Reproduction:
         lacks: runs recorded on another machine (a committed archive) are reused like
         runs of an earlier invocation, so a reproduction longer than one sitting
         accumulates, and the committed tables can be rebuilt from the committed records
-        (``fit=False``). Only for papers whose tables need no stored labels.
+        (``fit=False``). Tables must therefore be computed from records alone, never
+        from stored labels.
     """
 
     paper: str
@@ -99,7 +95,7 @@ class Reproduction:
     max_copies: int = 256
     jobs: int = 1
     fit: bool = True
-    archive: bool = False
+    archive: bool = True
     written: list[Path] = field(default_factory=list)
     #: Runs fitted (not reused from earlier invocations) by this job so far.
     fitted: int = 0
@@ -120,7 +116,7 @@ class Reproduction:
     def run(self, path, tag: str, dataset: str | None = None, overrides=()) -> list[dict]:
         """Run a config (resuming) and return the records of its seeds."""
         config = self._with_output(self.config(path, dataset, overrides), tag)
-        self._say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
+        self.say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
                   f"{config.runs} runs)")
         result = self._resume(config, tag)
         return _of_seeds(result.records, config.seed_list)
@@ -132,7 +128,7 @@ class Reproduction:
         Returns the records of its seeds at all points; a record's ``params`` tell its point.
         """
         config = self._with_output(self.config(path, dataset, overrides), tag)
-        self._say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
+        self.say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
                   f"{len(points)} points x {config.runs} runs)")
         result = self._resume(config, tag, points=points, table=False)
         return _of_seeds(result.records, config.seed_list)
@@ -142,9 +138,13 @@ class Reproduction:
         from shortclust.experiments.stream import run_stream
 
         config = self._with_output(self.config(path, None, overrides), tag)
-        self._say(f"{self.paper}: {tag} (stream of {config.dataset}, {config.runs} runs)")
-        result = run_stream(config, resume=True, data_dir=self.data_dir, quiet=True,
-                            progress=not self.quiet)
+        self.say(f"{self.paper}: {tag} (stream of {config.dataset}, {config.runs} runs)")
+        self._restore_archive(tag)
+        try:
+            result = run_stream(config, resume=True, data_dir=self.data_dir, quiet=True,
+                                progress=not self.quiet)
+        finally:
+            self._write_archive(tag)
         self.fitted += result.n_run
         return _of_seeds(result.records, config.seed_list)
 
@@ -154,7 +154,7 @@ class Reproduction:
 
         config = self._with_output(self.config(path, dataset, overrides), tag)
         (param, values), = config.sweep.items()
-        self._say(f"{self.paper}: {tag} ({param} sweep on {config.dataset}, "
+        self.say(f"{self.paper}: {tag} ({param} sweep on {config.dataset}, "
                   f"{len(values)} values x {config.runs} runs)")
         result = self._resume(config, tag, points=[{param: v} for v in values])
         return sweep_frame(_of_seeds(result.records, config.seed_list), param, values)
@@ -233,7 +233,7 @@ class Reproduction:
         self.written.append(path)
         return path
 
-    def _say(self, message: str) -> None:
+    def say(self, message: str) -> None:
         if not self.quiet:
             from rich.console import Console
 
@@ -248,10 +248,13 @@ def read_archive(path: Path) -> list[dict]:
     DataError
         The file is not such an archive.
     """
+    from shortclust.experiments.records import upgrade_record
+
     try:
         records = json.loads(Path(path).read_text(encoding="utf-8"))["records"]
         if not all(isinstance(r, dict) and isinstance(r.get("run_id"), str) for r in records):
             raise ValueError("a record without run_id")
+        records = [upgrade_record(record) for record in records]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise DataError(
             f"{path} is not a record archive ({error}): restore it with git, or delete it "
@@ -294,11 +297,11 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
     items = paper_items(paper)
     chosen = _choose_items(paper, items, only)
     job = Reproduction(paper, runs, Path(results_dir), Path(work_dir), data_dir, quiet,
-                       max_copies, jobs, fit, archive=archives_records(paper))
+                       max_copies, jobs, fit)
     for name in chosen:
         started = time.perf_counter()
         items[name](job)
-        job._say(f"{paper}: {name} done in {time.perf_counter() - started:.0f} s")
+        job.say(f"{paper}: {name} done in {time.perf_counter() - started:.0f} s")
     return job
 
 

@@ -93,6 +93,7 @@ class _Outcome:
     n_iter: int | None
     fit_seconds: float
     metrics: dict[str, float] | None
+    clusters: dict[str, Any] | None = None
 
 
 def resolve_jobs(jobs: int) -> int:
@@ -250,15 +251,11 @@ def _features(config: ExperimentConfig, corpus):
 
 def _plan_runs(config: ExperimentConfig, corpus, param_sets) -> list[_PlannedRun]:
     # The pipeline actually applied ("auto" resolved), so ids do not depend on the spelling.
-    # A representation other than counts is part of what a run is, so part of its id.
-    model = config.model.name
-    if config.representation is not None and config.representation["name"] != "counts":
-        model = f"{model}@{json.dumps(config.representation, sort_keys=True)}"
     plan = []
     for params in param_sets:
-        identity = (config.dataset, corpus.preprocess, model, params)
         plan += [
-            _PlannedRun(seed, make_run_id(*identity, seed, config.metrics), params)
+            _PlannedRun(seed, make_run_id(config.dataset, corpus.preprocess, config.model.name,
+                                          params, seed, config.representation), params)
             for seed in config.seed_list
         ]
     return plan
@@ -354,14 +351,17 @@ def _warm_up(model_class, params, features, extras, n_docs: int = 32) -> None:
 def _run_once(config, corpus, features, model_class, run: _PlannedRun, store, bars) -> None:
     bars.start_run(run.seed)
     outcome = _fit_run(model_class, features, _fit_extras(model_class, corpus), run,
-                       bars.iteration, corpus.labels, config.metrics)
+                       bars.iteration, corpus.labels, config.metrics, _words(config, corpus))
     _write_run(config, corpus, run, outcome, store)
     bars.end_run()
 
 
 def _fit_run(model_class, features, extras, run: _PlannedRun, callback, truth,
-             metric_names) -> _Outcome:
-    """Fit one planned run (timed) and evaluate it: the same code here and in workers."""
+             metric_names, words=None) -> _Outcome:
+    """Fit one planned run (timed) and evaluate it: the same code here and in workers.
+
+    ``words``: ``(n, vocabulary)`` to describe the clusters by their top ``n`` words.
+    """
     model = model_class(**run.params, random_state=run.seed)
     started = time.perf_counter()
     model.fit(features, callback=callback, **extras)
@@ -373,7 +373,27 @@ def _fit_run(model_class, features, extras, run: _PlannedRun, callback, truth,
         n_iter=_optional_int(getattr(model, "n_iter_", None)),
         fit_seconds=fit_seconds,
         metrics=_metrics(truth, labels, metric_names),
+        clusters=None if words is None else describe_clusters(model, labels, *words),
     )
+
+
+def describe_clusters(model, labels, n: int, vocabulary) -> dict[str, Any] | None:
+    """Sizes and top ``n`` words (with weights) of a fitted model's clusters, or None.
+
+    Clusters are numbered as the model's ``top_words`` numbers them; sizes count the
+    labels of each number. None when the model has no ``top_words``.
+    """
+    if not hasattr(model, "top_words"):
+        return None
+    words = model.top_words(n, vocabulary=list(vocabulary))
+    sizes = np.bincount(np.asarray(labels, dtype=np.int64), minlength=len(words))
+    return {"cluster_sizes": [int(size) for size in sizes[:len(words)]],
+            "top_words": [[[str(word), float(weight)] for word, weight in cluster]
+                          for cluster in words]}
+
+
+def _words(config, corpus):
+    return None if config.top_words is None else (config.top_words, corpus.vocabulary)
 
 
 def _write_run(config, corpus, run: _PlannedRun, outcome: _Outcome, store) -> None:
@@ -407,6 +427,7 @@ def _record(config, corpus, run: _PlannedRun, outcome: _Outcome) -> dict[str, An
         fit_seconds=outcome.fit_seconds,
         n_docs=int(corpus.n_docs),
         **({"representation": config.representation} if config.representation else {}),
+        **(outcome.clusters or {}),
     )
 
 
@@ -439,7 +460,8 @@ WORKER_ENV = {
 _worker_state: dict[str, Any] = {}
 
 
-def _init_worker(model_class, features, extras, truth, metric_names, warm_params) -> None:
+def _init_worker(model_class, features, extras, truth, metric_names, warm_params,
+                 words) -> None:
     """Run once in each worker: keep the features, ignore Ctrl-C, show warnings as the
     parent does (one line each), warm up (untimed).
 
@@ -452,19 +474,20 @@ def _init_worker(model_class, features, extras, truth, metric_names, warm_params
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     show_warnings_on_one_line()  # as the parent shows them (the CLI's main)
-    _setup_worker(model_class, features, extras, truth, metric_names, warm_params)
+    _setup_worker(model_class, features, extras, truth, metric_names, warm_params, words)
 
 
-def _setup_worker(model_class, features, extras, truth, metric_names, warm_params) -> None:
+def _setup_worker(model_class, features, extras, truth, metric_names, warm_params,
+                  words=None) -> None:
     _worker_state.update(model_class=model_class, features=features, extras=extras,
-                         truth=truth, metric_names=metric_names)
+                         truth=truth, metric_names=metric_names, words=words)
     _warm_up(model_class, warm_params, features, extras)
 
 
 def _fit_in_worker(run: _PlannedRun) -> _Outcome:
     state = _worker_state
     return _fit_run(state["model_class"], state["features"], state["extras"], run,
-                    _ignore_progress, state["truth"], state["metric_names"])
+                    _ignore_progress, state["truth"], state["metric_names"], state["words"])
 
 
 def _ignore_progress(iteration: int, max_iter: int, n_clusters: int) -> None:
@@ -488,7 +511,7 @@ def _run_parallel(config, corpus, features, model_class, todo, store, bars, work
 
     extras = _fit_extras(model_class, corpus)
     initargs = (model_class, features, extras, corpus.labels, list(config.metrics),
-                todo[0].params)
+                todo[0].params, _words(config, corpus))
     pool = _worker_pool(workers, initargs)
     bars.parallel(workers)
     # At most one queued run beyond the running ones (loky's own call-queue depth): runs

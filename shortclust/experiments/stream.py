@@ -434,9 +434,8 @@ def _run_id(plan: _Plan, seed: int) -> str:
     # The stream settings are part of the identity: a batch run of the same model and
     # seed, or another batching, is a different run.
     config = plan.config
-    identity = {**plan.params, "stream": plan.spec.as_record()}
-    return make_run_id(config.dataset, plan.corpus.preprocess, config.model.name, identity,
-                       seed, config.metrics)
+    return make_run_id(config.dataset, plan.corpus.preprocess, config.model.name, plan.params,
+                       seed, config.representation, plan.spec.as_record())
 
 
 def _select_seeds(store: RecordStore, run_ids: dict[int, str], resume: bool, say) -> list[int]:

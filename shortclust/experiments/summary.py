@@ -44,12 +44,13 @@ def records_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 
 def metric_columns(frame: pd.DataFrame) -> list[str]:
-    """Metric names present in ``frame``, in :data:`METRIC_NAMES` order, then any others."""
-    from shortclust.evaluation.metrics import METRIC_NAMES
+    """Metric names present in ``frame``, in :data:`KNOWN_METRICS` order, then any others."""
+    from shortclust.evaluation.metrics import KNOWN_METRICS
 
     fixed = set(GROUP_KEYS) | set(EXTRA_VALUES) | {"seed"}
     present = [c for c in frame.columns if c not in fixed]
-    return [m for m in METRIC_NAMES if m in present] + [m for m in present if m not in METRIC_NAMES]
+    return ([m for m in KNOWN_METRICS if m in present]
+            + [m for m in present if m not in KNOWN_METRICS])
 
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:

@@ -34,10 +34,6 @@ CONFIGS = Path("configs/papers/ic")
 IC_CONFIG = CONFIGS / "ic.yaml"
 GSDPMM_CONFIG = Path("configs/gsdpmm_tweet.yaml")
 ALPHA = 0.05
-#: The full reproduction takes longer than one sitting on two cores: keep the run records
-#: in results/ic/records/ (committed), so runs finished anywhere are reused and the tables
-#: can be rebuilt from them (``shortclust reproduce ic --no-fit``). Its tables need no labels.
-ARCHIVE_RECORDS = True
 
 #: Our dataset name -> (the paper's name, true number of clusters K; Table 1).
 DATASETS = {
@@ -237,7 +233,7 @@ def present_datasets(job, datasets) -> list[str]:
     present = [d for d in datasets if dataset_present(d, job.data_dir)]
     missing = [d for d in datasets if d not in present]
     if missing:
-        job._say(f"{job.paper}: not in {resolve_data_dir(job.data_dir)} (listed as not "
+        job.say(f"{job.paper}: not in {resolve_data_dir(job.data_dir)} (listed as not "
                  f"present): {', '.join(missing)}")
     return present
 

@@ -448,22 +448,17 @@ def _table2_write(job, ranks: pd.DataFrame, corpus, stem) -> None:
 
 def table3(job) -> None:
     """Table 3: top-5 words of every cluster found by each method at K = 15 on Tweet (seed 0)."""
-    from shortclust.config import load_config
-    from shortclust.data import load_corpus
-    from shortclust.models import get_model_class
-
-    corpus = load_corpus("Tweet", preprocess="ncut", data_dir=job.data_dir)
     rows, csv_rows = [], []
     for method, config in METHODS.items():
-        spec = load_config(CONFIGS / f"{config}.yaml").model
-        params = {**spec.params, "n_clusters": 15, "random_state": 0}
-        model = get_model_class(spec.name)(**params).fit(corpus)
-        sizes = np.bincount(np.asarray(model.labels_), minlength=15)
-        for cluster, words in enumerate(model.top_words(5)):
-            terms = " ".join(w for w, _ in words)
-            rows.append([method, cluster + 1, int(sizes[cluster]), terms])
-            csv_rows.append({"method": method, "cluster": cluster + 1,
-                             "size": int(sizes[cluster]), "top5": terms})
+        records = job.run(CONFIGS / f"{config}.yaml", f"{config}_Tweet_k15_words", "Tweet",
+                          ["model.params.n_clusters=15", "seeds=[0]", "top_words=5"])
+        for record in records:
+            for cluster, (size, words) in enumerate(zip(record["cluster_sizes"],
+                                                        record["top_words"]), 1):
+                terms = " ".join(word for word, _ in words)
+                rows.append([method, cluster, size, terms])
+                csv_rows.append({"method": method, "cluster": cluster, "size": size,
+                                 "top5": terms})
     paper = [[label] + [TABLE3_PAPER[m][i] for m in TABLE3_PAPER]
              for i, label in enumerate(TABLE3_CLUSTERS)]
     text = "\n".join([

@@ -17,7 +17,7 @@ from shortclust.experiments.records import (
 )
 
 IDENTITY = dict(dataset="Tweet", preprocess="none", model="gsdmm",
-                params={"alpha": 0.1, "beta": 0.1}, seed=0, metrics=["nmi", "ari"])
+                params={"alpha": 0.1, "beta": 0.1}, seed=0)
 
 
 def run_fields(run_id="abc", seed=0, **changes):
@@ -35,15 +35,38 @@ def test_run_id_is_16_hex_and_stable():
 
 @pytest.mark.parametrize("change", [
     {"seed": 1}, {"params": {"alpha": 0.2, "beta": 0.1}}, {"dataset": "GoogleNews-T"},
-    {"preprocess": "gsdmm"}, {"model": "other"}, {"metrics": ["nmi"]},
+    {"preprocess": "gsdmm"}, {"model": "other"}, {"representation": {"name": "tfidf"}},
+    {"stream": {"batch_by": "count", "n_batches": 4}},
 ])
-def test_run_id_changes_with_every_input(change):
+def test_run_id_changes_with_every_input_that_decides_labels(change):
     assert make_run_id(**(IDENTITY | change)) != make_run_id(**IDENTITY)
 
 
-def test_run_id_ignores_key_and_metric_order():
-    reordered = IDENTITY | {"params": {"beta": 0.1, "alpha": 0.1}, "metrics": ["ari", "nmi"]}
+def test_run_id_ignores_key_order():
+    reordered = IDENTITY | {"params": {"beta": 0.1, "alpha": 0.1}}
     assert make_run_id(**reordered) == make_run_id(**IDENTITY)
+
+
+@pytest.mark.parametrize("same", [
+    None, {"name": "counts"}, {"name": "counts", "path": None, "batch_size": 64, "cache": True},
+])
+def test_run_id_takes_counts_however_spelled(same):
+    assert make_run_id(**IDENTITY, representation=same) == make_run_id(**IDENTITY)
+
+
+def test_run_id_ignores_how_vectors_are_computed():
+    spec = {"name": "sentence_embeddings", "path": None, "batch_size": 64, "cache": True}
+    faster = spec | {"batch_size": 256, "cache": False}
+    assert make_run_id(**IDENTITY, representation=spec) == make_run_id(
+        **IDENTITY, representation=faster)
+
+
+def test_schema_1_record_gets_the_current_run_id():
+    old = make_record(**run_fields(run_id="0123456789abcdef")) | {"schema_version": 1}
+    upgraded = records.upgrade_record(old)
+    assert upgraded["schema_version"] == records.SCHEMA_VERSION
+    assert upgraded["run_id"] == make_run_id("Tweet", "none", "gsdmm", {"alpha": 0.1}, 0)
+    assert records.upgrade_record(upgraded) == upgraded
 
 
 def test_record_has_every_schema_key_in_order():

@@ -28,7 +28,8 @@ def run_fake(paper, tmp_path, **options):
 def test_items_write_results_from_their_runs(paper, tmp_path):
     job = run_fake(paper, tmp_path)
     results = tmp_path / "results" / "fake"
-    assert sorted(p.name for p in results.iterdir()) == ["sweep.csv", "sweep.md", "table.md"]
+    assert sorted(p.name for p in results.iterdir()) == ["records", "sweep.csv", "sweep.md",
+                                                         "table.md"]
     assert "| nmi |" in (results / "table.md").read_text()
     assert "| 3 |" in (results / "table.md").read_text()  # the config's own 3 runs
     sweep = pd.read_csv(results / "sweep.csv")
@@ -187,9 +188,7 @@ def test_cli_no_fit_on_an_empty_work_dir_writes_tables_without_runs(paper, tmp_p
     assert "| 0 |" in (tmp_path / "r" / "fake" / "table.md").read_text()
 
 
-def test_archived_records_are_reused_on_a_fresh_work_dir(paper, tmp_path, fake_model,
-                                                          monkeypatch):
-    monkeypatch.setattr(fake_paper, "ARCHIVE_RECORDS", True, raising=False)
+def test_archived_records_are_reused_on_a_fresh_work_dir(paper, tmp_path, fake_model):
     job = run_fake(paper, tmp_path)
     assert job.archive
     archive = tmp_path / "results" / "fake" / "records"
@@ -210,15 +209,10 @@ def test_archived_records_are_reused_on_a_fresh_work_dir(paper, tmp_path, fake_m
     assert (tmp_path / "results" / "fake" / "table.md").read_text() == table
 
 
-def test_a_damaged_archive_is_a_one_line_data_error(paper, tmp_path, monkeypatch):
-    monkeypatch.setattr(fake_paper, "ARCHIVE_RECORDS", True, raising=False)
+def test_a_damaged_archive_is_a_one_line_data_error(paper, tmp_path):
     run_fake(paper, tmp_path)
     victim = next((tmp_path / "results" / "fake" / "records").iterdir())
     victim.write_text('{"records": [{"seed": 0}]}')
     with pytest.raises(DataError, match="is not a record archive .*delete it to fit its runs"):
         run_fake(paper, tmp_path)
 
-
-def test_only_papers_that_ask_keep_an_archive():
-    assert reproduce_module.archives_records("ic")
-    assert not reproduce_module.archives_records("gsdmm")
