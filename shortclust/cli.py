@@ -79,16 +79,21 @@ _JOBS_HELP = (
 JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=-1, help=_JOBS_HELP)]
 
 
-def _say_jobs(jobs: int, quiet: bool, stream: bool = False) -> None:
-    """On stderr: how many workers ``--jobs 0/-1`` means here, or that a stream ignores it."""
-    if quiet or jobs == 1:
+def _say_jobs(jobs: int, quiet: bool) -> None:
+    """On stderr: how many workers ``--jobs 0/-1`` means here."""
+    if quiet or jobs >= 1:
         return
-    if stream:
-        typer.echo("--jobs: stream experiments run sequentially; ignored", err=True)
-    elif jobs < 1:
-        from shortclust.experiments.runner import resolve_jobs
+    from shortclust.experiments.runner import resolve_jobs
 
-        typer.echo(f"--jobs {jobs}: using all {resolve_jobs(jobs)} cores", err=True)
+    typer.echo(f"--jobs {jobs}: using all {resolve_jobs(jobs)} cores", err=True)
+
+
+def _run_options(data_dir, resume: bool, quiet: bool, jobs: int):
+    """The command line's RunOptions (how to run; the config says what)."""
+    from shortclust.experiments.runner import RunOptions
+
+    _say_jobs(jobs, quiet)
+    return RunOptions(resume=resume, data_dir=data_dir, quiet=quiet, jobs=jobs)
 
 
 def _load_with_overrides(config: Path, set_, runs, output=None):
@@ -121,15 +126,8 @@ def run(
         from shortclust.experiments.runner import ExperimentInterrupted, run_experiment
 
         experiment = _load_with_overrides(config, set_, runs, output)
-        _say_jobs(jobs, quiet, stream=experiment.stream is not None)
-        if experiment.stream is not None:
-            from shortclust.experiments.stream import run_stream as runner
-
-            options = {}
-        else:
-            runner, options = run_experiment, {"jobs": jobs}
         try:
-            runner(experiment, resume=resume, data_dir=data_dir, quiet=quiet, **options)
+            run_experiment(experiment, _run_options(data_dir, resume, quiet, jobs))
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None
@@ -169,10 +167,8 @@ def sweep(
         name, grid = resolve_sweep(experiment, param, values)
         target = output if output is not None else default_sweep_output(experiment, name)
         experiment = experiment.model_copy(update={"output": str(target)})
-        _say_jobs(jobs, quiet)
         try:
-            run_sweep(experiment, name, grid, resume=resume, data_dir=data_dir, quiet=quiet,
-                      jobs=jobs)
+            run_sweep(experiment, name, grid, _run_options(data_dir, resume, quiet, jobs))
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None

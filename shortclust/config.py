@@ -77,8 +77,8 @@ class ExperimentConfig(BaseModel):
         Grids for ``shortclust sweep``: model parameter name -> list of values, e.g.
         ``{beta: [0.02, 0.04, 0.1]}``. ``shortclust run`` ignores it and runs the base setting.
     stream : dict or None
-        Streaming mode (see :mod:`shortclust.experiments.stream`): the corpus is ordered by
-        time and fed to the model in batches.
+        Streaming mode (see :mod:`shortclust.experiments.batches`): the corpus is ordered by
+        time and fed to the model in batches; checked when the config is loaded.
     representation : dict or None
         What the model is fitted on (see :mod:`shortclust.representations`):
         ``{name: counts | tfidf | word_vectors | sentence_embeddings, path: ...}``;
@@ -156,6 +156,22 @@ class ExperimentConfig(BaseModel):
             return RepresentationSpec.model_validate(section).model_dump()
         except ValidationError as exc:
             raise ValueError(_validation_message(exc)) from None
+
+    @model_validator(mode="after")
+    def _valid_stream(self) -> ExperimentConfig:
+        if self.stream is not None:
+            try:
+                self.stream_spec
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from None
+        return self
+
+    @property
+    def stream_spec(self):
+        """The ``stream`` section as a checked StreamSpec, or None for a batch experiment."""
+        from shortclust.experiments.batches import parse_stream
+
+        return None if self.stream is None else parse_stream(self.stream)
 
     @property
     def representation_spec(self):

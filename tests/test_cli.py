@@ -302,9 +302,10 @@ def test_jobs_option_reaches_run_sweep_and_reproduce(config_path, output_dir, mo
 
     seen = {}
     monkeypatch.setattr(runner, "run_experiment",
-                        lambda config, **options: seen.setdefault("run", options["jobs"]))
+                        lambda config, options: seen.setdefault("run", options.jobs))
     monkeypatch.setattr(sweep_module, "run_sweep",
-                        lambda *args, **options: seen.setdefault("sweep", options["jobs"]))
+                        lambda config, param, values, options: seen.setdefault("sweep",
+                                                                              options.jobs))
 
     class Job:
         written = []
@@ -326,7 +327,7 @@ def test_jobs_defaults_to_1_and_0_means_all_cores(config_path, monkeypatch):
 
     seen = []
     monkeypatch.setattr(runner, "run_experiment",
-                        lambda config, **options: seen.append(options["jobs"]))
+                        lambda config, options: seen.append(options.jobs))
     monkeypatch.setattr(runner, "resolve_jobs", lambda jobs: 6)
     assert invoke("run", config_path).exit_code == 0
     result = invoke("run", config_path, "--jobs", 0)

@@ -283,6 +283,12 @@ class RecordStore:
         finally:
             os.close(fd)
 
+    def rewrite(self, records: list[dict[str, Any]]) -> None:
+        """Replace the whole records file with ``records``, atomically."""
+        lines = [json.dumps(_json_safe(r), ensure_ascii=False, allow_nan=False) + "\n"
+                 for r in records]
+        atomic_write_text(self.records_path, "".join(lines))
+
     def _drop_partial_tail(self) -> None:
         """Cut a trailing line without newline (a write interrupted by a crash).
 

@@ -70,12 +70,11 @@ class Reproduction:
     max_copies : int
         Largest number of corpus copies a scaling table measures (the rest: not run).
     jobs : int
-        Worker processes for the runs of :meth:`run`, :meth:`grid` and :meth:`sweep`
-        (1: in this process; 0 or -1: every core). :meth:`stream` stays sequential.
+        Worker processes for the runs of every config (1: in this process; 0 or -1:
+        every core).
     fit : bool
         ``False``: fit nothing; tables and figures use only the runs already recorded in
-        ``work_dir`` (a cell then states how many runs it has). :meth:`stream` still
-        resumes its runs, which are short.
+        ``work_dir`` and the archive (a cell then states how many runs it has).
     archive : bool
         Keep every run's record (not its labels) in ``results/<paper>/records/<tag>.json``
         as well, and before a config runs, add the archived records its work directory
@@ -135,17 +134,9 @@ class Reproduction:
 
     def stream(self, path, tag: str, overrides=()) -> list[dict]:
         """Run a config with a ``stream:`` section (resuming); return its seeds' records."""
-        from shortclust.experiments.stream import run_stream
-
         config = self._with_output(self.config(path, None, overrides), tag)
         self.say(f"{self.paper}: {tag} (stream of {config.dataset}, {config.runs} runs)")
-        self._restore_archive(tag)
-        try:
-            result = run_stream(config, resume=True, data_dir=self.data_dir, quiet=True,
-                                progress=not self.quiet)
-        finally:
-            self._write_archive(tag)
-        self.fitted += result.n_run
+        result = self._resume(config, tag)
         return _of_seeds(result.records, config.seed_list)
 
     def sweep(self, path, tag: str, dataset: str | None = None, overrides=()) -> pd.DataFrame:
@@ -161,13 +152,13 @@ class Reproduction:
 
     def _resume(self, config, tag: str, **options):
         """Run ``config`` in the tag's work directory, resuming; archive its records."""
-        from shortclust.experiments.runner import run_experiment
+        from shortclust.experiments.runner import RunOptions, run_experiment
 
         self._restore_archive(tag)
+        run_options = RunOptions(resume=True, data_dir=self.data_dir, quiet=True,
+                                 progress=not self.quiet, jobs=self.jobs, fit=self.fit)
         try:
-            result = run_experiment(config, resume=True, data_dir=self.data_dir, quiet=True,
-                                    progress=not self.quiet, jobs=self.jobs, fit=self.fit,
-                                    **options)
+            result = run_experiment(config, run_options, **options)
         finally:  # an interrupted config keeps the runs it finished, here too
             self._write_archive(tag)
         self.fitted += result.n_run
@@ -201,15 +192,6 @@ class Reproduction:
         path = self._archive_path(tag)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, f'{{"tag": {json.dumps(tag)}, "records": [\n{lines}\n]}}\n')
-
-    def labels(self, tag: str, record: dict):
-        """The cluster labels a run of item ``tag`` stored, as an int array."""
-        import numpy as np
-
-        from shortclust.experiments.records import RecordStore
-
-        store = RecordStore(self.work_dir / self.paper / tag)
-        return np.asarray(store.read_labels(record["run_id"]), dtype=np.int64)
 
     def _with_output(self, config, tag: str):
         return config.model_copy(update={"output": str(self.work_dir / self.paper / tag)})

@@ -106,22 +106,13 @@ def default_sweep_output(config: ExperimentConfig, param: str) -> Path:
     return base.with_name(f"{base.name}_sweep_{param}")
 
 
-def run_sweep(
-    config: ExperimentConfig,
-    param: str,
-    values: list[Any],
-    resume: bool = False,
-    data_dir=None,
-    quiet: bool = False,
-    progress: bool | None = None,
-    console=None,
-    jobs: int = 1,
-) -> SweepResult:
+def run_sweep(config: ExperimentConfig, param: str, values: list[Any], options=None,
+              **option_values) -> SweepResult:
     """Run ``config`` at every value of ``param``, each for every seed; write table and figure.
 
     The records go to ``config.output_dir`` (callers set it, see :func:`default_sweep_output`).
-    ``jobs`` worker processes fit the runs (see
-    :func:`~shortclust.experiments.runner.run_experiment`).
+    ``options`` (a :class:`~shortclust.experiments.runner.RunOptions`, or its fields as
+    keywords) says how: resume, jobs, quiet, ...
 
     Raises
     ------
@@ -130,18 +121,18 @@ def run_sweep(
     ExperimentInterrupted
         On Ctrl-C; finished runs are kept and ``--resume`` continues.
     """
-    from shortclust.experiments.runner import run_experiment
+    from dataclasses import replace
 
+    from shortclust.experiments.runner import RunOptions, run_experiment
+
+    options = replace(options or RunOptions(), **option_values)
     points = [{param: value} for value in values]
-    result = run_experiment(
-        config, resume=resume, data_dir=data_dir, quiet=quiet, progress=progress,
-        console=console, points=points, table=False, jobs=jobs,
-    )
+    result = run_experiment(config, options, points=points, table=False)
     title = f"{config.model.name} on {config.dataset}: {param} sweep"
     table = sweep_frame(result.records, param, values)
     paths = write_sweep_outputs(table, param, result.output_dir, title)
-    if not quiet:
-        _show(table, param, title, paths, console)
+    if not options.quiet:
+        _show(table, param, title, paths, options.console)
     return SweepResult(param, table, result.output_dir, paths)
 
 

@@ -60,10 +60,22 @@ def test_explicit_seeds_win(write_yaml):
 
 
 def test_sweep_and_stream_sections_are_accepted(write_yaml):
-    text = VALID + "sweep: {alpha: [0.1, 0.2]}\nstream: {batch_by: time}\n"
+    text = VALID + "sweep: {alpha: [0.1, 0.2]}\nstream: {batch_by: time, window: 6h}\n"
     config = load_config(write_yaml(text))
     assert config.sweep == {"alpha": [0.1, 0.2]}
-    assert config.stream == {"batch_by": "time"}
+    assert config.stream == {"batch_by": "time", "window": "6h"}
+    assert config.stream_spec.window_seconds == 6 * 3600
+
+
+@pytest.mark.parametrize("stream, fragment", [
+    ("{batch_by: time}", "stream: batch_by: time needs window"),
+    ("{batch_by: count, batchsize: 5}", "did you mean 'batch_size'"),
+    ("{}", "stream section is empty"),
+])
+def test_a_bad_stream_section_fails_at_load(write_yaml, stream, fragment):
+    with pytest.raises(ConfigError, match=fragment) as error:
+        load_config(write_yaml(VALID + f"stream: {stream}\n"))
+    assert "\n" not in str(error.value)
 
 
 def test_model_name_is_case_insensitive(write_yaml):

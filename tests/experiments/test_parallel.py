@@ -11,7 +11,8 @@ import pytest
 
 from experiments.fake_estimators import write_config
 from shortclust.config import load_config
-from shortclust.experiments import runner
+from shortclust.experiments import executors
+from shortclust.experiments.fitting import RunContext
 from shortclust.experiments.records import RecordStore
 from shortclust.experiments.runner import ExperimentInterrupted, resolve_jobs, run_experiment
 
@@ -40,9 +41,9 @@ class InlinePool:
 
     instances = []
 
-    def __init__(self, workers, initargs):
+    def __init__(self, workers, context, warm_params):
         self.workers, self.shut = workers, None
-        runner._setup_worker(*initargs)
+        executors.setup_worker(context, warm_params)
         InlinePool.instances.append(self)
 
     def submit(self, fn, *args):
@@ -60,7 +61,7 @@ class InlinePool:
 @pytest.fixture
 def inline_pool(monkeypatch):
     InlinePool.instances = []
-    monkeypatch.setattr(runner, "_worker_pool", InlinePool)
+    monkeypatch.setattr(executors, "worker_pool", InlinePool)
     return InlinePool
 
 
@@ -141,20 +142,20 @@ def test_interrupt_keeps_finished_runs_and_stops_the_workers(config_path, output
 
 def test_a_failing_run_propagates_after_writing_finished_ones(config_path, output_dir,
                                                              monkeypatch, inline_pool):
-    original = runner._fit_run
+    original = RunContext.fit
 
-    def fail_on_seed_1(model_class, features, extras, run, *rest):
+    def fail_on_seed_1(self, run, callback):
         if run.seed == 1:
             raise RuntimeError("model blew up")
-        return original(model_class, features, extras, run, *rest)
+        return original(self, run, callback)
 
-    monkeypatch.setattr(runner, "_fit_run", fail_on_seed_1)
+    monkeypatch.setattr(RunContext, "fit", fail_on_seed_1)
     with pytest.raises(RuntimeError, match="blew up"):
         run(config_path, jobs=2)
     assert sorted(r["seed"] for r in RecordStore(output_dir).load()) == [0, 2]
 
 
 def test_worker_environment_limits_threads():
-    assert runner.WORKER_ENV["OMP_NUM_THREADS"] == "1"
-    assert runner.WORKER_ENV["OPENBLAS_NUM_THREADS"] == "1"
-    assert np.all([value == "1" for value in runner.WORKER_ENV.values()])
+    assert executors.WORKER_ENV["OMP_NUM_THREADS"] == "1"
+    assert executors.WORKER_ENV["OPENBLAS_NUM_THREADS"] == "1"
+    assert np.all([value == "1" for value in executors.WORKER_ENV.values()])

@@ -72,7 +72,8 @@ def test_without_fitting_only_the_recorded_runs_are_returned(config_path, output
                                                              tmp_path):
     run(config_path, "runs=2")
     calls = fake_model.fit_calls
-    monkeypatch.setattr(runner_module, "_features", lambda *_: pytest.fail("features built"))
+    monkeypatch.setattr(runner_module.RunContext, "from_plan",
+                        lambda *_: pytest.fail("features built"))
     result = run(config_path, "runs=4", fit=False)
     assert (result.n_run, result.n_skipped, fake_model.fit_calls) == (0, 2, calls)
     assert [r["seed"] for r in result.records] == [0, 1]
@@ -193,7 +194,7 @@ def test_labels_are_written_before_the_record(config_path, output_dir, monkeypat
     assert not (output_dir / "records.jsonl").exists()
 
 
-def test_a_model_whose_fit_takes_counts_also_gets_the_corpus_counts(tmp_path, corpus_path,
+def test_a_model_declaring_fit_counts_also_gets_the_corpus_counts(tmp_path, corpus_path,
                                                                       monkeypatch):
     from shortclust.data import load_corpus
 
@@ -210,3 +211,30 @@ def test_a_model_whose_fit_takes_counts_also_gets_the_corpus_counts(tmp_path, co
         assert np.issubdtype(counts.dtype, np.integer) and counts.shape == expected.shape
         assert (counts != expected).nnz == 0
     # The fake model of the other tests has no counts parameter and is not given one.
+
+
+def test_adding_a_metric_keeps_run_ids_and_computes_it_from_stored_labels(
+        config_path, output_dir, fake_model):
+    first = run(config_path, "metrics=[nmi]")
+    assert all(set(r["metrics"]) == {"nmi"} for r in first.records)
+    fits = fake_model.fit_calls
+    again = run(config_path, "metrics=[nmi, ari, ami_max]", resume=True)
+    assert [r["run_id"] for r in again.records] == [r["run_id"] for r in first.records]
+    assert (again.n_run, again.n_skipped, fake_model.fit_calls) == (0, 3, fits)
+    store = RecordStore(output_dir)
+    for record in store.load():
+        labels = store.read_labels(record["run_id"])
+        truth = [sorted(set(LABELS)).index(label) for label in LABELS]
+        assert record["metrics"] == pytest.approx(
+            evaluate(truth, labels, metrics=["nmi", "ari", "ami_max"]))
+    assert "ami_max" in (output_dir / "summary.md").read_text()
+
+
+def test_a_run_lacking_a_metric_and_its_labels_is_fitted_again(config_path, output_dir,
+                                                                fake_model):
+    first = run(config_path, "metrics=[nmi]")
+    (output_dir / "labels" / f"{first.records[1]['run_id']}.txt").unlink()
+    again = run(config_path, "metrics=[nmi, ari]", resume=True)
+    assert (again.n_run, again.n_skipped) == (1, 2)
+    records = RecordStore(output_dir).load()
+    assert len(records) == 3 and all(set(r["metrics"]) == {"nmi", "ari"} for r in records)

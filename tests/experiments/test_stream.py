@@ -1,4 +1,5 @@
-"""run_stream on small synthetic streams: batching, records, outputs, resume, bad sections."""
+"""Stream experiments on small synthetic streams: batching, records, outputs, resume, jobs,
+representations, bad sections. They run through the one run pipeline (run_experiment)."""
 
 import json
 
@@ -10,7 +11,8 @@ from shortclust.config import load_config
 from shortclust.errors import ConfigError
 from shortclust.evaluation.metrics import evaluate
 from shortclust.experiments.records import RecordStore
-from shortclust.experiments.stream import StreamSpec, make_batches, run_stream, stream_order
+from shortclust.experiments.batches import StreamSpec, make_batches, stream_order
+from shortclust.experiments.runner import run_experiment
 
 TOPICS = {
     "fruit": ["apple", "banana", "pear", "plum", "fig", "grape"],
@@ -57,7 +59,7 @@ def write_stream_config(tmp_path, stream, times="positions", runs=2, **top):
 
 
 def run(path, *overrides, **options):
-    return run_stream(load_config(path, list(overrides)), quiet=True, **options)
+    return run_experiment(load_config(path, list(overrides)), quiet=True, **options)
 
 
 # --------------------------------------------------------------------------------------------
@@ -142,9 +144,10 @@ def test_series_are_consistent_with_the_labels_written(tmp_path):
 def test_table_figure_and_summary_are_written(tmp_path):
     result = run(write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3}))
     out = result.output_dir
-    assert (out / "stream.png").stat().st_size > 0 and result.paths["png"] == out / "stream.png"
+    assert (out / "stream.png").stat().st_size > 0
+    assert result.stream_paths["png"] == out / "stream.png"
     assert (out / "summary.csv").is_file() and list(result.summary["runs"]) == [2]
-    table = result.table
+    table = result.stream_table
     assert list(table["batch"]) == [1, 2, 3] and list(table["runs"]) == [2, 2, 2]
     first = [r["batches"][0]["prequential"]["nmi"] for r in result.records]
     assert table.loc[0, "prequential_nmi_mean"] == pytest.approx(np.mean(first))
@@ -177,7 +180,7 @@ def test_resume_skips_finished_seeds(tmp_path):
     result = run(path, "runs=3", resume=True)
     assert (result.n_skipped, result.n_run) == (2, 1)
     assert [r["seed"] for r in result.records] == [0, 1, 2]
-    assert list(result.table["runs"]) == [3] * 4
+    assert list(result.stream_table["runs"]) == [3] * 4
 
 
 def test_unlabelled_stream_records_no_metrics_and_draws_no_figure(tmp_path):
@@ -188,7 +191,7 @@ def test_unlabelled_stream_records_no_metrics_and_draws_no_figure(tmp_path):
     result = run(path, f"dataset={corpus}")
     record = result.records[0]
     assert record["metrics"] is None and record["batches"][0]["prequential"] is None
-    assert result.paths["png"] is None and (result.output_dir / "stream.csv").is_file()
+    assert result.stream_paths["png"] is None and (result.output_dir / "stream.csv").is_file()
 
 
 # --------------------------------------------------------------------------------------------
@@ -246,21 +249,87 @@ def test_a_model_without_partial_fit_is_refused(tmp_path, fake_model):
         run(path, "model.name=fake", "model.params={}")
 
 
-def test_a_config_without_stream_section_is_refused(tmp_path):
-    path = write_stream_config(tmp_path, None)
-    with pytest.raises(ConfigError, match="has no stream section"):
-        run(path)
-
-
 def test_shipped_stream_configs_are_valid():
     from pathlib import Path
 
-    from shortclust.experiments.stream import parse_stream, stream_model
+    from shortclust.experiments.plan import _param_sets
+    from shortclust.models import get_model_class
 
     root = Path(__file__).resolve().parents[2] / "configs"
     for name, dataset in [("gsdmm_stream_news_t", "MStream-News-T"),
                           ("gsdmm_stream_tweets_t", "MStream-Tweets-T")]:
         config = load_config(root / f"{name}.yaml")
-        spec = parse_stream(config)
+        spec = config.stream_spec
         assert config.dataset == dataset and spec.n_batches == 16 and spec.batch_by == "count"
-        assert stream_model(config, spec)[1]["partial_iter"] == spec.partial_iter
+        (params,) = _param_sets(config, None, spec, get_model_class("gsdmm"), name)
+        assert params["partial_iter"] == spec.partial_iter
+
+
+# --------------------------------------------------------------------------------------------
+# one pipeline: jobs, representations, no-fit, metrics added later
+
+
+def test_two_workers_give_the_same_stream_labels_as_one_process(tmp_path):
+    stream = {"batch_by": "count", "n_batches": 3}
+    path = write_stream_config(tmp_path, stream, runs=3)
+    one = run(path, f"output={tmp_path / 'one'}")
+    two = run(path, f"output={tmp_path / 'two'}", jobs=2)
+    assert two.n_run == 3 and [r["seed"] for r in two.records] == [0, 1, 2]
+    for record in one.records:
+        run_id = record["run_id"]
+        assert (RecordStore(tmp_path / "two").read_labels(run_id)
+                == RecordStore(tmp_path / "one").read_labels(run_id))
+    timing = ("fit_seconds", "timestamp", "batches", "batch_fit")
+    strip = [{k: v for k, v in r.items() if k not in timing} for r in two.records]
+    assert strip == [{k: v for k, v in r.items() if k not in timing} for r in one.records]
+    series = [[{k: v for k, v in b.items() if k != "seconds"} for b in r["batches"]]
+              for r in two.records]
+    assert series == [[{k: v for k, v in b.items() if k != "seconds"} for b in r["batches"]]
+                      for r in one.records]
+
+
+def test_a_stream_feeds_a_vector_model_its_representation(tmp_path, monkeypatch):
+    from experiments.fake_estimators import register_fake_vector_stream_model
+
+    register_fake_vector_stream_model(monkeypatch)
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3}, runs=2)
+    # Term counts are refused by this model: the plan says so before anything is written.
+    with pytest.raises(ConfigError, match="takes document vectors"):
+        run(path, "model.name=fake_vector_stream", "model.params={n_clusters: 3}")
+    assert not (tmp_path / "out").exists()
+    result = run(path, "model.name=fake_vector_stream", "model.params={n_clusters: 3}",
+                 "representation={name: tfidf}")
+    record = result.records[0]
+    assert record["representation"]["name"] == "tfidf"
+    assert len(record["batches"]) == 3 and record["metrics"] is not None
+    labels = RecordStore(result.output_dir).read_labels(record["run_id"])
+    assert len(labels) == N_DOCS
+
+
+def test_the_representation_is_part_of_a_stream_run_id(tmp_path, monkeypatch):
+    from experiments.fake_estimators import register_fake_stream_model
+
+    register_fake_stream_model(monkeypatch)
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3}, runs=1)
+    change = ["model.name=fake_stream", "model.params={n_clusters: 3}"]
+    counts = run(path, *change, f"output={tmp_path / 'c'}").records[0]["run_id"]
+    tfidf = run(path, *change, "representation={name: tfidf}",
+                f"output={tmp_path / 't'}").records[0]["run_id"]
+    assert counts != tfidf
+
+
+def test_no_fit_collects_stream_runs_without_fitting(tmp_path, monkeypatch):
+    from experiments.fake_estimators import FakeStreamClusterer, register_fake_stream_model
+
+    register_fake_stream_model(monkeypatch)
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3}, runs=2)
+    change = ["model.name=fake_stream", "model.params={n_clusters: 3}"]
+    fitted = run(path, *change)
+
+    def never(*args, **kwargs):
+        raise AssertionError("--no-fit fitted a model")
+
+    monkeypatch.setattr(FakeStreamClusterer, "partial_fit", never)
+    monkeypatch.setattr(FakeStreamClusterer, "fit", never)
+    again = run(path, *change, "runs=3", fit=False)
+    assert again.n_skipped == 2 and again.records == fitted.records

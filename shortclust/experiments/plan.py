@@ -1,0 +1,164 @@
+"""Planning an experiment: everything checked and fixed before anything is written.
+
+:func:`plan_experiment` checks the config against the model's declared contract (its
+parameters, the input it takes, whether it learns incrementally), loads the corpus, cuts a
+stream into batches, and lists the runs to do with their ids. Batch runs, sweeps and
+streams are planned here alike; nothing is fitted or written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from shortclust.config import ExperimentConfig, check_model_params, full_model_params
+from shortclust.errors import ConfigError
+from shortclust.experiments.batches import Batch, StreamSpec, make_batches, stream_order
+from shortclust.experiments.records import make_run_id
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One run: its seed, its id and the full constructor parameters (no random_state)."""
+
+    seed: int
+    run_id: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StreamPlan:
+    """How a stream experiment feeds the corpus: time order and batches of that order."""
+
+    spec: StreamSpec
+    order: np.ndarray
+    batches: list[Batch]
+
+
+@dataclass
+class Plan:
+    """A checked experiment: config, model, corpus, the runs and, for a stream, its batches."""
+
+    config: ExperimentConfig
+    model_class: type
+    corpus: Any
+    runs: list[PlannedRun]
+    stream: StreamPlan | None = None
+
+    @property
+    def run_ids(self) -> set[str]:
+        return {run.run_id for run in self.runs}
+
+
+def plan_experiment(config: ExperimentConfig, data_dir=None,
+                    points: list[dict[str, Any]] | None = None) -> Plan:
+    """Check ``config`` (at each grid point of ``points``), load its corpus, list its runs.
+
+    Raises
+    ------
+    ConfigError, DataError, ParameterError
+        For a bad config, model, parameter, representation, stream section or dataset.
+    """
+    where = f"config '{config.name}'"
+    if config.output_dir.exists() and not config.output_dir.is_dir():
+        raise ConfigError(f"output '{config.output_dir}' is a file: choose a directory "
+                          "with --output")
+    model_class = check_model_params(config.model, where=where)
+    check_input(model_class, config, where)
+    spec = config.stream_spec
+    if spec is not None:
+        check_incremental(model_class, config, where)
+    param_sets = _param_sets(config, points, spec, model_class, where)
+    corpus = load_experiment_corpus(config, data_dir)
+    stream = None
+    if spec is not None:
+        order = stream_order(corpus)
+        stream = StreamPlan(spec, order, make_batches(spec, corpus, order,
+                                                      where=f"{where}: stream"))
+    runs = [PlannedRun(seed, _run_id(config, corpus, params, seed, spec), params)
+            for params in param_sets for seed in config.seed_list]
+    return Plan(config, model_class, corpus, runs, stream)
+
+
+def load_experiment_corpus(config: ExperimentConfig, data_dir):
+    from shortclust.data import load_corpus
+
+    return load_corpus(config.dataset, preprocess=config.preprocess, data_dir=data_dir)
+
+
+def _run_id(config, corpus, params, seed, spec) -> str:
+    # The pipeline actually applied ("auto" resolved), so ids do not depend on the spelling.
+    return make_run_id(config.dataset, corpus.preprocess, config.model.name, params, seed,
+                       config.representation, None if spec is None else spec.as_record())
+
+
+# --------------------------------------------------------------------------------------------
+# the model's declared contract against the config
+
+
+#: What each representation gives a model: term counts or document vectors.
+_GIVES = {"counts": "counts", "tfidf": "vectors", "word_vectors": "vectors",
+          "sentence_embeddings": "vectors"}
+
+
+def check_input(model_class: type, config: ExperimentConfig, where: str) -> None:
+    """Refuse a representation whose kind (counts or vectors) the model does not take."""
+    name = (config.representation or {}).get("name", "counts")
+    takes = model_class.capabilities.input
+    if takes in ("both", _GIVES[name]):
+        return
+    if takes == "counts":
+        raise ConfigError(
+            f"{where}: model '{config.model.name}' takes term counts, but representation "
+            f"'{name}' gives document vectors: remove the representation section (counts "
+            "are the default) or choose a model that takes vectors"
+        )
+    raise ConfigError(
+        f"{where}: model '{config.model.name}' takes document vectors, but the config gives "
+        "it term counts: set representation: {name: tfidf} (or word_vectors, "
+        "sentence_embeddings)"
+    )
+
+
+def check_incremental(model_class: type, config: ExperimentConfig, where: str) -> None:
+    """A stream needs a model that declares ``partial_fit``."""
+    if not model_class.capabilities.incremental:
+        raise ConfigError(
+            f"{where}: model '{config.model.name}' has no partial_fit, which a stream needs: "
+            "use an incremental model (gsdmm) or remove the stream section"
+        )
+
+
+def _param_sets(config: ExperimentConfig, points, spec, model_class, where: str):
+    """Full, checked constructor parameters for each grid point (the config's alone if none).
+
+    A stream's ``partial_iter`` becomes the model's. Every point is validated before
+    anything runs, so a bad value in the middle of a grid stops the sweep up front
+    instead of after hours of work.
+    """
+    base = _with_partial_iter(config, spec, model_class, where)
+    param_sets = []
+    for point in points or [{}]:
+        model = config.model.model_copy(update={"params": {**base, **point}})
+        check_model_params(model, where=where + (f" at {_describe(point)}" if point else ""))
+        param_sets.append(full_model_params(model))
+    return param_sets
+
+
+def _with_partial_iter(config, spec, model_class, where) -> dict[str, Any]:
+    params = dict(config.model.params)
+    if spec is None or spec.partial_iter is None:
+        return params
+    if "partial_iter" in params:
+        raise ConfigError(f"{where}: partial_iter is set in both stream and model.params: "
+                          "keep one")
+    if "partial_iter" not in model_class().get_params():
+        raise ConfigError(f"{where}: stream.partial_iter is not a parameter of model "
+                          f"'{config.model.name}': remove it")
+    return params | {"partial_iter": spec.partial_iter}
+
+
+def _describe(point: dict[str, Any]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in point.items())
