@@ -7,8 +7,6 @@ so an interrupted plot never leaves half an image behind.
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,18 +46,16 @@ def pyplot():
 
 def save_figure(figure, path) -> Path:
     """Save ``figure`` as PNG at ``path`` atomically, close it and return the path."""
+    from shortclust.data.io import atomic_write
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".png", dir=path.parent)
-    os.close(handle)
     try:
         # Fixed metadata so that the same numbers give the same bytes.
-        figure.savefig(temp, dpi=110, bbox_inches="tight", metadata={"Software": None})
-        os.replace(temp, path)
+        atomic_write(path, lambda handle: figure.savefig(
+            handle, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None}))
     finally:
         pyplot().close(figure)
-        if os.path.exists(temp):
-            os.unlink(temp)
     return path
 
 

@@ -154,13 +154,10 @@ def _require_file(path) -> None:
 
 
 def _save_atomically(path: Path, matrix: np.ndarray) -> None:
-    import tempfile
+    from shortclust.data.io import atomic_write
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".npy", dir=path.parent)
-        with os.fdopen(handle, "wb") as out:
-            np.save(out, matrix, allow_pickle=False)
-        os.replace(temp, path)
+        atomic_write(path, lambda handle: np.save(handle, matrix, allow_pickle=False))
     except OSError:
         pass  # a cache that cannot be written only costs time
