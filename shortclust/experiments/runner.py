@@ -324,16 +324,12 @@ def _count_done(store: RecordStore, plan) -> int:
 
 
 def _fit_extras(model_class, corpus) -> dict[str, Any]:
-    """Keyword arguments for ``fit`` beyond the features: ``counts`` if ``fit`` takes it.
+    """Keyword arguments for ``fit`` beyond the features: ``counts`` if the model declares it.
 
-    A model whose ``fit`` has a ``counts`` parameter (iterative classification) gets the
+    A model whose capabilities declare ``fit_counts`` (iterative classification) gets the
     corpus's term counts beside the configured representation, row for row.
     """
-    try:
-        parameters = inspect.signature(model_class.fit).parameters
-    except (TypeError, ValueError):
-        return {}
-    return {"counts": corpus.counts} if "counts" in parameters else {}
+    return {"counts": corpus.counts} if model_class.capabilities.fit_counts else {}
 
 
 def _warm_up(model_class, params, features, extras, n_docs: int = 32) -> None:
