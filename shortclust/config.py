@@ -384,8 +384,9 @@ def model_param_names(model_class: type) -> list[str]:
 def check_model_params(spec: ModelSpec, where: str = "config") -> type:
     """Check ``spec`` against its estimator and return the estimator class.
 
-    Unknown names raise ConfigError listing the allowed ones; values are checked by
-    instantiating the estimator and calling its ``_validate_params()``.
+    Unknown names raise ConfigError listing the allowed ones; values are checked against
+    the estimator's declared constraints (:func:`shortclust.models.base.validate_params`),
+    without fitting. A model class missing its declarations is a one-line ConfigError too.
     """
     try:
         model_class = get_model_class(spec.name)
@@ -407,11 +408,10 @@ def check_model_params(spec: ModelSpec, where: str = "config") -> type:
 
 
 def _validate_param_values(model_class: type, spec: ModelSpec, where: str) -> None:
+    from shortclust.models.base import validate_params
+
     try:
-        estimator = model_class(**spec.params)
-        validate = getattr(estimator, "_validate_params", None)
-        if validate is not None:
-            validate()
+        validate_params(model_class, spec.params)
     except ShortclustError as exc:
         # Say where the value lives, so the fix is one edit or one --set away.
         raise ConfigError(
@@ -419,6 +419,8 @@ def _validate_param_values(model_class: type, spec: ModelSpec, where: str) -> No
             f"--set model.params.NAME=VALUE)"
         ) from None
     except (TypeError, ValueError) as exc:
+        # TypeError includes ModelDeclarationError: a model class missing its declarations,
+        # whose message names the class and what to add.
         raise ConfigError(f"{where}: model '{spec.name}': {one_line(exc)}") from None
 
 

@@ -14,7 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.models import _logistic_kernels as kernels
-from shortclust.models._validation import require_int, require_real
+from shortclust.models.base import Integer, Real
 
 SOLVER_NAME = "compiled_sag"
 # LogisticRegression parameters this solver implements; any other goes to scikit-learn.
@@ -73,9 +73,10 @@ class MultinomialLogisticSAG(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit the weights on the rows of X (sparse or dense) labelled by y."""
-        require_real(self.C, "C", 0.0, inclusive=False)
-        require_real(self.tol, "tol", 0.0, inclusive=True)
-        require_int(self.max_iter, "max_iter", 1)
+        # Not a ClusteringModel (a classifier inside one): the same rules, checked here.
+        Real(0.0, inclusive=False).check(self.C, "C")
+        Real(0.0, inclusive=True).check(self.tol, "tol")
+        Integer(1).check(self.max_iter, "max_iter")
         rows = _csr(X)
         classes, codes = np.unique(np.asarray(y), return_inverse=True)
         if classes.size < 2:

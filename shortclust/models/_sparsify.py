@@ -16,12 +16,11 @@ equal candidates the one earlier in row-major order (smaller ``i``, then smaller
 which is what a stable sort of Algorithm 2's list L (built row by row) gives.
 """
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 
 from shortclust.errors import ParameterError
+from shortclust.models.base import Integer
 
 __all__ = ["knn_sparsify", "sd_sparsify", "sd_budget", "row_statistics"]
 
@@ -69,7 +68,7 @@ def knn_sparsify(S, k):
     [[1.0, 0.9, 0.0, 0.0], [0.9, 1.0, 0.0, 0.8], [0.0, 0.0, 1.0, 0.4], [0.0, 0.8, 0.4, 1.0]]
     """
     S = _square(S)
-    _require_count(k, "k", 1)
+    Integer(1).check(k, "k")
     n = S.shape[0]
     if k >= n - 1:
         upper = np.triu_indices(n, 1)
@@ -139,7 +138,7 @@ def sd_sparsify(S, n_clusters):
 
 def sd_budget(n, n_clusters):
     """N = floor(n * l / 2) with l = n / K - 1: pairs i < j that Algorithm 2 retains (line 4)."""
-    _require_count(n_clusters, "n_clusters", 1)
+    Integer(1).check(n_clusters, "n_clusters")
     if n_clusters > n:
         raise ParameterError(
             f"n_clusters={n_clusters} is more than the {n} rows of the similarity matrix: "
@@ -347,8 +346,3 @@ def _square(S):
         if not np.isfinite(S[start:stop]).all():
             raise ParameterError("the similarity matrix contains NaN or infinite values")
     return S
-
-
-def _require_count(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")

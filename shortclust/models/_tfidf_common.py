@@ -9,14 +9,13 @@ document vectors (KMeans, MiniBatchKMeans, HAC_SD and its variants, k-means--);
 ``shortclust.models.hac_similarity`` re-exports them.
 """
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
 from shortclust.models._validation import as_counts, same_columns
+from shortclust.models.base import Integer
 
 
 class TfidfMixin:
@@ -252,8 +251,7 @@ def n_nonempty(labels):
 
 def top_words_of(centers, n, vocabulary):
     """Top ``n`` (word, weight) pairs of each row of ``centers``, heaviest first."""
-    if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
-        raise ParameterError(f"n must be an integer >= 1, got {n!r}")
+    Integer(1).check(n, "n")
     result = []
     for row in np.asarray(centers):
         top = np.argsort(-row, kind="stable")[:n]

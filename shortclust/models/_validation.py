@@ -1,10 +1,9 @@
-"""Input and hyperparameter checks shared by every model. Private: the estimators call them.
+"""Input checks shared by every model. Private: the estimators call them.
 
 Each check raises :class:`~shortclust.errors.ParameterError` with a message that names
-the offending value, so a bad config fails in one line.
+the offending value, so a bad input fails in one line. Hyperparameters are checked by
+the constraints of :mod:`shortclust.models.base`.
 """
-
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,18 +45,3 @@ def same_columns(X, n_features):
             f"{n_features}: build it with the training vocabulary"
         )
     return counts
-
-
-def require_int(value, name, minimum):
-    """Refuse anything but an integer (not a bool) >= ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
-
-
-def require_real(value, name, minimum, inclusive):
-    """Refuse anything but a finite real number (not a bool) >= or > ``minimum``."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    ok = ok and (value >= minimum if inclusive else value > minimum)
-    if not ok:
-        bound = ">=" if inclusive else ">"
-        raise ParameterError(f"{name} must be a finite number {bound} {minimum:g}, got {value!r}")

@@ -3,7 +3,6 @@
 import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
 
 from shortclust.errors import ParameterError
 from shortclust.models import _gsdmm_kernels as kernels
@@ -16,15 +15,15 @@ from shortclust.models._dmm_common import (
     doc_arrays,
     zero_stats,
 )
-from shortclust.models._validation import as_counts, require_int, require_real
+from shortclust.models._validation import as_counts
+from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Options, Real,
+                                    Seed)
 
 # count_dtype lives in _dmm_common (GSDPMM uses it too); importable from here as before.
 __all__ = ["GSDMM", "count_dtype"]
 
-_LIKELIHOODS = ("eq4", "eq3")
 
-
-class GSDMM(DMMMixin, ClusterMixin, BaseEstimator):
+class GSDMM(DMMMixin, ClusteringModel):
     """Gibbs Sampling Dirichlet Multinomial Mixture for short-text clustering.
 
     Every document belongs to exactly one cluster. Documents start in clusters drawn
@@ -122,6 +121,18 @@ class GSDMM(DMMMixin, ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "n_clusters": Integer(1),
+        "max_iter": Integer(1),
+        "partial_iter": Integer(0),
+        "alpha": Real(0.0, inclusive=True),
+        "beta": Real(0.0, inclusive=False),
+        "likelihood": Options("eq4", "eq3"),
+        "random_state": Seed(),
+    }
+    capabilities = Capabilities(input="counts", incremental=True, predict=True,
+                                predict_proba=True, top_words=True)
+
     def __init__(self, *, n_clusters=8, alpha=0.1, beta=0.1, max_iter=30,
                  likelihood="eq4", partial_iter=2, random_state=None):
         self.n_clusters = n_clusters
@@ -131,18 +142,6 @@ class GSDMM(DMMMixin, ClusterMixin, BaseEstimator):
         self.likelihood = likelihood
         self.partial_iter = partial_iter
         self.random_state = random_state
-
-    def _validate_params(self):
-        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        require_int(self.n_clusters, "n_clusters", 1)
-        require_int(self.max_iter, "max_iter", 1)
-        require_int(self.partial_iter, "partial_iter", 0)
-        require_real(self.alpha, "alpha", 0.0, inclusive=True)
-        require_real(self.beta, "beta", 0.0, inclusive=False)
-        if self.likelihood not in _LIKELIHOODS:
-            raise ParameterError(
-                f"likelihood must be one of {', '.join(_LIKELIHOODS)}, got {self.likelihood!r}"
-            )
 
     def fit(self, X, y=None, callback=None):
         """Cluster the documents of X.
@@ -217,11 +216,12 @@ class GSDMM(DMMMixin, ClusterMixin, BaseEstimator):
         own work (the counts are rebuilt from the fitted attributes), so batches of a
         few hundred documents or more amortise it.
         """
+        if n_iter is not None:
+            Integer(0).check(n_iter, "n_iter")
+        if not hasattr(self, "labels_"):
+            return self.fit(X_batch)  # which checks the parameters
         self._validate_params()
         n_iter = self.partial_iter if n_iter is None else n_iter
-        require_int(n_iter, "n_iter", 0)
-        if not hasattr(self, "labels_"):
-            return self.fit(X_batch)
         counts = self._batch_counts(X_batch)
         state = _SamplerState.resumed(counts, self)
         started = time.perf_counter()

@@ -1,18 +1,18 @@
 """GSDPMM: collapsed Gibbs sampling for the Dirichlet Process Multinomial Mixture."""
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
 
 from shortclust.models import _gsdmm_kernels as gsdmm_kernels
 from shortclust.models import _gsdpmm_kernels as kernels
 from shortclust.models._dmm_common import DMMMixin, count_dtype, doc_arrays, zero_stats
-from shortclust.models._validation import as_counts, require_int, require_real
+from shortclust.models._validation import as_counts
+from shortclust.models.base import Capabilities, ClusteringModel, Integer, Real, Seed
 
 # Cluster slots allocated at first; doubled whenever a sweep runs out (see _grow).
 _INITIAL_SLOTS = 64
 
 
-class GSDPMM(DMMMixin, ClusterMixin, BaseEstimator):
+class GSDPMM(DMMMixin, ClusteringModel):
     """Gibbs Sampling Dirichlet Process Multinomial Mixture for text clustering.
 
     The Dirichlet-process version of GSDMM: no number of clusters is given. The model
@@ -103,17 +103,20 @@ class GSDPMM(DMMMixin, ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "alpha": Real(0.0, inclusive=False),
+        "beta": Real(0.0, inclusive=False),
+        "max_iter": Integer(1),
+        "random_state": Seed(),
+    }
+    capabilities = Capabilities(input="counts", predict=True, predict_proba=True,
+                                top_words=True)
+
     def __init__(self, *, alpha=0.1, beta=0.02, max_iter=30, random_state=None):
         self.alpha = alpha
         self.beta = beta
         self.max_iter = max_iter
         self.random_state = random_state
-
-    def _validate_params(self):
-        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        require_real(self.alpha, "alpha", 0.0, inclusive=False)
-        require_real(self.beta, "beta", 0.0, inclusive=False)
-        require_int(self.max_iter, "max_iter", 1)
 
     def fit(self, X, y=None, callback=None):
         """Cluster the documents of X: the sequential initialisation, then the sweeps.

@@ -2,19 +2,16 @@
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
 
 from shortclust.errors import ParameterError
 from shortclust.models._tfidf_common import TfidfMixin, n_nonempty
-from shortclust.models._validation import require_int
+from shortclust.models.base import Capabilities, ClusteringModel, Integer, Options, Seed
 
-_LINKAGES = ("average", "complete", "single", "ward")
-_METRICS = ("cosine", "euclidean")
 # Rows of pairwise similarities computed at once: at most this many float64 values.
 _BLOCK_VALUES = 2**24
 
 
-class HAC(TfidfMixin, ClusterMixin, BaseEstimator):
+class HAC(TfidfMixin, ClusteringModel):
     """Agglomerative clustering of l2-normalised TF-IDF vectors, cut at ``n_clusters``.
 
     Documents are weighted as for :class:`~shortclust.models.kmeans.KMeans`; their
@@ -80,6 +77,16 @@ class HAC(TfidfMixin, ClusterMixin, BaseEstimator):
     """
 
     _centres_attribute = "cluster_means_"  # what top_words ranks
+    _parameter_constraints = {
+        "n_clusters": Integer(1),
+        "max_docs": Integer(2),
+        "linkage": Options("average", "complete", "single", "ward"),
+        "metric": Options("cosine", "euclidean"),
+        "random_state": Seed(),
+    }
+    # Counts only: the TF-IDF weighting is part of the model (as_counts refuses floats).
+    capabilities = Capabilities(input="counts", predict=False, predict_proba=False,
+                                top_words=True, seeded=False)
 
     def __init__(self, *, n_clusters=8, linkage="average", metric="cosine", max_docs=30000,
                  random_state=None):
@@ -89,18 +96,8 @@ class HAC(TfidfMixin, ClusterMixin, BaseEstimator):
         self.max_docs = max_docs
         self.random_state = random_state
 
-    def _validate_params(self):
-        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        require_int(self.n_clusters, "n_clusters", 1)
-        require_int(self.max_docs, "max_docs", 2)
-        if self.linkage not in _LINKAGES:
-            raise ParameterError(
-                f"linkage must be one of {', '.join(_LINKAGES)}, got {self.linkage!r}"
-            )
-        if self.metric not in _METRICS:
-            raise ParameterError(
-                f"metric must be one of {', '.join(_METRICS)}, got {self.metric!r}"
-            )
+    def _validate_joint_params(self):
+        """Ward's criterion is defined on Euclidean distances only."""
         if self.linkage == "ward" and self.metric != "euclidean":
             raise ParameterError(
                 f"linkage 'ward' needs metric 'euclidean', got {self.metric!r}: "

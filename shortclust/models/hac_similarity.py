@@ -9,7 +9,6 @@ is importable from here too, as before.
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
@@ -21,15 +20,15 @@ from shortclust.models._tfidf_common import (  # noqa: F401 (re-exported)
     top_words_of,
     unit_vectors,
 )
-from shortclust.models._validation import require_int
+from shortclust.models.base import (Capabilities, ClusteringModel, Integer, NoneOr, Options,
+                                    Seed)
 from shortclust.models.hac import _cluster_means, _cut
 
-_SPARSIFIERS = ("none", "knn", "sd")
 # Rows of similarities computed at once: about this many values per block.
 _BLOCK_VALUES = 2**22
 
 
-class HACSimilarity(ClusterMixin, BaseEstimator):
+class HACSimilarity(ClusteringModel):
     """Ward agglomerative clustering of a cosine similarity matrix, optionally sparsified.
 
     The documents' vectors are l2-normalised and their cosine similarities ``s_ij`` (dot
@@ -129,6 +128,16 @@ class HACSimilarity(ClusterMixin, BaseEstimator):
     [0, 0, 1, 1]
     """
 
+    _parameter_constraints = {
+        "n_clusters": Integer(1),
+        "max_docs": Integer(1),
+        "sparsify": Options("none", "knn", "sd"),
+        "k": NoneOr(Integer(1)),
+        "random_state": Seed(),
+    }
+    capabilities = Capabilities(input="both", predict=False, predict_proba=False,
+                                top_words=True, seeded=False)
+
     def __init__(self, *, n_clusters=8, sparsify="none", k=None, max_docs=30000,
                  random_state=None):
         self.n_clusters = n_clusters
@@ -136,17 +145,6 @@ class HACSimilarity(ClusterMixin, BaseEstimator):
         self.k = k
         self.max_docs = max_docs
         self.random_state = random_state
-
-    def _validate_params(self):
-        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        require_int(self.n_clusters, "n_clusters", 1)
-        require_int(self.max_docs, "max_docs", 1)
-        if self.sparsify not in _SPARSIFIERS:
-            raise ParameterError(
-                f"sparsify must be one of {', '.join(_SPARSIFIERS)}, got {self.sparsify!r}"
-            )
-        if self.k is not None:
-            require_int(self.k, "k", 1)
 
     def fit(self, X, y=None, callback=None):
         """Cluster the documents of X.

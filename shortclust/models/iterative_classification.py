@@ -4,12 +4,11 @@ import hashlib
 import json
 import numbers
 from collections import OrderedDict
-from collections.abc import Mapping
 from importlib import import_module
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin, clone
+from sklearn.base import clone
 
 from shortclust.errors import ParameterError, ShortclustError
 from shortclust.models import _iterative_classification_kernels as kernels
@@ -17,7 +16,10 @@ from shortclust.models import _logistic
 from shortclust.models._tfidf_common import (
     _holds_counts, n_nonempty, require_enough_documents, tfidf,
 )
-from shortclust.models._validation import as_counts, require_int, require_real
+from shortclust.models._validation import as_counts
+from shortclust.models.base import (Boolean, Capabilities, ClusteringModel, Integer, Interval,
+                                    ModelName, NoneOr, Options, ParamDict, Real, Seed,
+                                    check_declarations)
 
 # name -> (module, class, defaults). Logistic regression: the authors' model (L2, C = 1,
 # multinomial, at most 300 iterations; see the class Notes) started from the last
@@ -30,6 +32,12 @@ _CLASSIFIERS = {
     "knn": ("sklearn.neighbors", "KNeighborsClassifier", {"metric": "cosine"}),
 }
 _OUTLIERS = ("isolation_forest", "one_class_svm", "none")
+# The constraints that name the inner estimators, also checked where those are built.
+_CLASSIFIER = Options(*_CLASSIFIERS)
+_OUTLIER = Options(*_OUTLIERS)
+_INITIAL = ModelName(exclude=("iterative_classification",), allow_none=True)
+_PARAMS = NoneOr(ParamDict())
+_CONTAMINATION = Interval(0.0, 0.5, closed="right")
 # Isolation Forest as the authors ran it (see the class Notes); max_samples 256 is
 # scikit-learn's "auto" (min(256, cluster size)).
 _IFOREST_DEFAULTS = {"n_estimators": 100, "max_samples": 256, "contamination": 0.1,
@@ -40,7 +48,7 @@ _OCSVM_DEFAULTS = {"nu": 0.1}
 _MIN_OUTLIER_CLUSTER = 2
 
 
-class IterativeClassification(ClusterMixin, BaseEstimator):
+class IterativeClassification(ClusteringModel):
     """Iterative classification: enhance a clustering of short texts (Rakib et al.).
 
     Algorithm 1 of the paper. Starting from initial cluster labels L, each iteration
@@ -233,6 +241,24 @@ default="logistic_regression"
     [0, 0, 1, 1]
     """
 
+    _parameter_constraints = {
+        "n_clusters": NoneOr(Integer(1)),
+        "max_iter": Integer(1),
+        "P1": Real(0.0, inclusive=False),
+        "P2": Real(0.0, inclusive=False),
+        "tol": NoneOr(Real(0.0, inclusive=True)),
+        "initial": _INITIAL,
+        "initial_params": _PARAMS,
+        "classifier": _CLASSIFIER,
+        "classifier_params": _PARAMS,
+        "outlier": _OUTLIER,
+        "outlier_params": _PARAMS,
+        "random_state": Seed(),
+    }
+    # X may be counts or vectors; fit also takes the corpus's counts (see Notes).
+    capabilities = Capabilities(input="both", fit_counts=True, predict=False,
+                                predict_proba=False, top_words=False)
+
     def __init__(self, *, n_clusters=None, initial="kmeans", initial_params=None, P1=0.5,
                  P2=0.95, max_iter=50, tol=0.05, classifier="logistic_regression",
                  classifier_params=None, outlier="isolation_forest", outlier_params=None,
@@ -250,19 +276,12 @@ default="logistic_regression"
         self.outlier_params = outlier_params
         self.random_state = random_state
 
-    def _validate_params(self):
-        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        if self.n_clusters is not None:
-            require_int(self.n_clusters, "n_clusters", 1)
-        require_int(self.max_iter, "max_iter", 1)
-        for name in ("P1", "P2"):
-            require_real(getattr(self, name), name, 0.0, inclusive=False)
+    def _validate_joint_params(self):
+        """P1 <= P2 <= 1, and each ``*_params`` names parameters of its estimator."""
         if not self.P1 <= self.P2 <= 1:
             raise ParameterError(
                 f"P1 and P2 must satisfy 0 < P1 <= P2 <= 1, got P1={self.P1!r}, P2={self.P2!r}"
             )
-        if self.tol is not None:
-            require_real(self.tol, "tol", 0.0, inclusive=True)
         _check_params(self.initial_params, "initial_params", _initial_class(self.initial))
         _classifier_spec(self.classifier, self.classifier_params)
         _outlier_settings(self.outlier, self.outlier_params)
@@ -376,7 +395,7 @@ default="logistic_regression"
                 )
         if "random_state" in accepted:
             params.setdefault("random_state", self.random_state)
-        key = _memo_key(self.initial, model_class, params, X)
+        key = _memo_key(model_class, params, X)
         if key is not None and key in _INITIAL_MEMO:
             _INITIAL_MEMO.move_to_end(key)
             return _INITIAL_MEMO[key]
@@ -572,20 +591,18 @@ def _n_rows(X):
 # of X) -> fitted model, most recently used last. See the class Notes ("Initial clusterer").
 _INITIAL_MEMO = OrderedDict()
 _MEMO_SIZE = 64
-# Registered clusterers that draw no random numbers: their random_state does not matter.
-_DETERMINISTIC = frozenset({"hac", "hac_ward", "hac_knn", "hac_sd"})
 
 
-def _memo_key(name, model_class, params, X):
+def _memo_key(model_class, params, X):
     """The memo key of fitting ``model_class(**params)`` on X, or None if not reusable.
 
-    Reusable: a deterministic clusterer, or one whose ``random_state`` is an integer
-    seed; X a Corpus, a sparse matrix or a numeric array (hashed with its shape and
-    dtype).
+    Reusable: a deterministic clusterer (``capabilities.seeded`` False), or one whose
+    ``random_state`` is an integer seed; X a Corpus, a sparse matrix or a numeric array
+    (hashed with its shape and dtype).
     """
     params = dict(params)
     seed = params.get("random_state")
-    if str(name).lower() in _DETERMINISTIC:
+    if not model_class.capabilities.seeded:
         params.pop("random_state", None)
     elif seed is not None and not isinstance(seed, numbers.Integral):
         return None
@@ -708,14 +725,14 @@ def _checked_init_labels(init_labels, n_docs):
 
 def _initial_class(name):
     """The registered estimator class named by ``initial`` (None stays None)."""
-    from shortclust.models import get_model_class, model_names
+    from shortclust.models import get_model_class
 
+    _INITIAL.check(name, "initial")
     if name is None:
         return None
-    known = [n for n in model_names() if n != "iterative_classification"]
-    if not isinstance(name, str) or name.lower() not in known:
-        raise ParameterError(f"initial must be None or one of {', '.join(known)}, got {name!r}")
-    return get_model_class(name)
+    model_class = get_model_class(name)
+    check_declarations(model_class)  # its capabilities decide whether its fit is reusable
+    return model_class
 
 
 def _param_names(model_class):
@@ -726,10 +743,9 @@ def _param_names(model_class):
 
 def _check_params(params, what, model_class):
     """``params`` must be a dict of constructor parameters of ``model_class``."""
+    _PARAMS.check(params, what)
     if params is None:
         return {}
-    if not isinstance(params, Mapping):
-        raise ParameterError(f"{what} must be a mapping of parameters, got {params!r}")
     if model_class is not None and _param_names(model_class):
         unknown = sorted(set(params) - _param_names(model_class))
         if unknown:
@@ -742,10 +758,7 @@ def _check_params(params, what, model_class):
 
 def _classifier_spec(name, params):
     """(class, constructor parameters) of the named classifier."""
-    if name not in _CLASSIFIERS:
-        raise ParameterError(
-            f"classifier must be one of {', '.join(_CLASSIFIERS)}, got {name!r}"
-        )
+    _CLASSIFIER.check(name, "classifier")
     module, cls, defaults = _CLASSIFIERS[name]
     model_class = getattr(import_module(module), cls)
     return model_class, {**defaults, **_check_params(params, "classifier_params", model_class)}
@@ -753,8 +766,7 @@ def _classifier_spec(name, params):
 
 def _outlier_settings(name, params):
     """Validated settings of the named outlier detector."""
-    if name not in _OUTLIERS:
-        raise ParameterError(f"outlier must be one of {', '.join(_OUTLIERS)}, got {name!r}")
+    _OUTLIER.check(name, "outlier")
     if name == "none":
         if params:
             raise ParameterError("outlier_params must be empty with outlier='none'")
@@ -775,19 +787,14 @@ def _outlier_settings(name, params):
 
 
 def _check_forest_settings(settings):
-    require_int(settings["n_estimators"], "outlier_params n_estimators", 1)
+    Integer(1).check(settings["n_estimators"], "outlier_params n_estimators")
     if settings["max_samples"] == "auto":
         settings["max_samples"] = 256
-    require_int(settings["max_samples"], "outlier_params max_samples", 2)
+    Integer(2).check(settings["max_samples"], "outlier_params max_samples")
     contamination = settings["contamination"]
-    if contamination != "auto":
-        ok = isinstance(contamination, numbers.Real) and not isinstance(contamination, bool)
-        if not (ok and 0 < contamination <= 0.5):
-            raise ParameterError(
-                "outlier_params contamination must be 'auto' or a number in (0, 0.5], "
-                f"got {contamination!r}"
-            )
-    if not isinstance(settings["bootstrap"], (bool, np.bool_)):
+    if contamination != "auto" and not _CONTAMINATION.accepts(contamination):
         raise ParameterError(
-            f"outlier_params bootstrap must be true or false, got {settings['bootstrap']!r}"
+            "outlier_params contamination must be 'auto' or a number in (0, 0.5], "
+            f"got {contamination!r}"
         )
+    Boolean().check(settings["bootstrap"], "outlier_params bootstrap")

@@ -5,8 +5,6 @@ checks, top words from centroids) live in ``_tfidf_common`` and ``_validation``;
 TF-IDF ones are importable from here too, as before.
 """
 
-from sklearn.base import BaseEstimator, ClusterMixin
-
 from shortclust.models._tfidf_common import (
     CentroidMixin,
     n_nonempty,
@@ -15,13 +13,14 @@ from shortclust.models._tfidf_common import (
     tfidf,
     top_words_of,
 )
-from shortclust.models._validation import require_int, require_real, same_columns
+from shortclust.models._validation import same_columns
+from shortclust.models.base import Capabilities, ClusteringModel, Integer, Real, Seed
 
 __all__ = ["KMeans", "n_nonempty", "require_enough_documents", "same_columns",
            "sklearn_random_state", "tfidf", "top_words_of"]
 
 
-class KMeans(CentroidMixin, ClusterMixin, BaseEstimator):
+class KMeans(CentroidMixin, ClusteringModel):
     """K-means (Lloyd) on l2-normalised TF-IDF or document vectors, best of several seedings.
 
     Word counts (a Corpus, or a matrix of integer dtype) are weighted by TF-IDF
@@ -97,19 +96,22 @@ class KMeans(CentroidMixin, ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "n_clusters": Integer(1),
+        "n_init": Integer(1),
+        "max_iter": Integer(1),
+        "tol": Real(0.0, inclusive=True),
+        "random_state": Seed(),
+    }
+    capabilities = Capabilities(input="both", predict=True, predict_proba=False,
+                                top_words=True)
+
     def __init__(self, *, n_clusters=8, n_init=20, max_iter=300, tol=1e-7, random_state=None):
         self.n_clusters = n_clusters
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
-
-    def _validate_params(self):
-        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        require_int(self.n_clusters, "n_clusters", 1)
-        require_int(self.n_init, "n_init", 1)
-        require_int(self.max_iter, "max_iter", 1)
-        require_real(self.tol, "tol", 0.0, inclusive=True)
 
     def fit(self, X, y=None, callback=None):
         """Cluster the documents of X.

@@ -10,6 +10,7 @@ scikit-learn's smoothed TF-IDF of the counts).
 
 from shortclust.models._term_weights import idf_weights, weight_documents
 from shortclust.models._validation import as_counts
+from shortclust.models.base import Capabilities
 from shortclust.models.kmeans import KMeans
 
 
@@ -21,6 +22,10 @@ class KMeansIdf(KMeans):
     ``predict`` takes word counts and weights them with the fitted idf. A document whose
     terms all have idf 0 (terms in every document) is a zero vector, as in ``kmeans``.
     """
+
+    # Counts only (as_counts refuses float vectors): the idf weighting is the model's.
+    capabilities = Capabilities(input="counts", predict=True, predict_proba=False,
+                                top_words=True)
 
     def fit(self, X, y=None, callback=None):
         counts, vocabulary = as_counts(X)

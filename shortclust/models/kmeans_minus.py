@@ -10,16 +10,15 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
 from shortclust.models._tfidf_common import (n_nonempty, require_enough_documents,
                                              sklearn_random_state, top_words_of, unit_vectors)
-from shortclust.models._validation import require_int
+from shortclust.models.base import Capabilities, ClusteringModel, Integer, Interval, Seed
 
 
-class KMeansMinus(ClusterMixin, BaseEstimator):
+class KMeansMinus(ClusteringModel):
     """k-means-- with k-means++ seeding on l2-normalised document vectors.
 
     Each iteration (Chawla & Gionis 2013, Algorithm 1): assign every document to its
@@ -94,6 +93,17 @@ class KMeansMinus(ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "n_clusters": Integer(1),
+        "n_init": Integer(1),
+        "max_iter": Integer(1),
+        "n_outliers": [Integer(0, note="a number of documents"),
+                       Interval(0.0, 1.0, closed="left", kind="float", note="a fraction of them")],
+        "random_state": Seed(),
+    }
+    capabilities = Capabilities(input="both", predict=False, predict_proba=False,
+                                top_words=True)
+
     def __init__(self, *, n_clusters=8, n_outliers=0.05, n_init=10, max_iter=300,
                  random_state=None):
         self.n_clusters = n_clusters
@@ -101,21 +111,6 @@ class KMeansMinus(ClusterMixin, BaseEstimator):
         self.n_init = n_init
         self.max_iter = max_iter
         self.random_state = random_state
-
-    def _validate_params(self):
-        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        require_int(self.n_clusters, "n_clusters", 1)
-        require_int(self.n_init, "n_init", 1)
-        require_int(self.max_iter, "max_iter", 1)
-        value = self.n_outliers
-        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            require_int(value, "n_outliers", 0)
-        elif not (isinstance(value, numbers.Real) and not isinstance(value, bool)
-                  and 0.0 <= value < 1.0):
-            raise ParameterError(
-                "n_outliers must be an integer >= 0 (a number of documents) or a float in "
-                f"[0, 1) (a fraction of them), got {value!r}"
-            )
 
     def fit(self, X, y=None, callback=None):
         """Cluster the documents of X.

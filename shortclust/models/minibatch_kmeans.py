@@ -1,14 +1,10 @@
 """Mini-batch K-means on TF-IDF or document vectors: the GSDMM paper's scalability baseline."""
 
-import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
-
-from shortclust.errors import ParameterError
 from shortclust.models._tfidf_common import CentroidMixin, sklearn_random_state
-from shortclust.models._validation import require_int
+from shortclust.models.base import Capabilities, ClusteringModel, Integer, Interval, Seed
 
 
-class MiniBatchKMeans(CentroidMixin, ClusterMixin, BaseEstimator):
+class MiniBatchKMeans(CentroidMixin, ClusteringModel):
     """Mini-batch K-means (Sculley 2010) on l2-normalised TF-IDF or document vectors.
 
     The input is handled as by :class:`~shortclust.models.kmeans.KMeans`: word counts (a
@@ -75,6 +71,16 @@ class MiniBatchKMeans(CentroidMixin, ClusterMixin, BaseEstimator):
     (4, 2)
     """
 
+    _parameter_constraints = {
+        "n_clusters": Integer(1),
+        "max_iter": Integer(1),
+        "n_init": Integer(1),
+        "batch_fraction": Interval(0.0, 1.0, closed="right"),
+        "random_state": Seed(),
+    }
+    capabilities = Capabilities(input="both", predict=True, predict_proba=False,
+                                top_words=True)
+
     def __init__(self, *, n_clusters=8, batch_fraction=0.01, max_iter=10, n_init=1,
                  random_state=None):
         self.n_clusters = n_clusters
@@ -82,18 +88,6 @@ class MiniBatchKMeans(CentroidMixin, ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.n_init = n_init
         self.random_state = random_state
-
-    def _validate_params(self):
-        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        require_int(self.n_clusters, "n_clusters", 1)
-        require_int(self.max_iter, "max_iter", 1)
-        require_int(self.n_init, "n_init", 1)
-        fraction = self.batch_fraction
-        if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.number)) \
-                or not (0.0 < fraction <= 1.0):
-            raise ParameterError(
-                f"batch_fraction must be a number in (0, 1], got {fraction!r}"
-            )
 
     def fit(self, X, y=None, callback=None):
         """Cluster the documents of X.

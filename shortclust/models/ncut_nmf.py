@@ -9,13 +9,14 @@ with sparse-dense products (numpy/scipy BLAS) so the weighted matrix Y is never 
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
 from shortclust.models._term_weights import WEIGHTINGS, term_weights, weight_documents
 from shortclust.models._tfidf_common import top_words_of
-from shortclust.models._validation import as_counts, require_int, require_real, same_columns
+from shortclust.models._validation import as_counts, same_columns
+from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Options, Real,
+                                    Seed)
 
 
 def ridge_solve(gram, rhs, lam):
@@ -95,7 +96,7 @@ def objective(y_norm2, U, Vt, YVt, lam):
     return max(error, 0.0) + lam * (np.sum(U * U) + np.sum(Vt * Vt))
 
 
-class NMFClustering(ClusterMixin, BaseEstimator):
+class NMFClustering(ClusteringModel):
     """Regularised NMF of the weighted binary term-document matrix, solved by ANLS.
 
     The binary term-document matrix X (footnote 1 of the paper) is weighted per term:
@@ -201,6 +202,17 @@ class NMFClustering(ClusterMixin, BaseEstimator):
     [0, 0, 0, 1, 1, 1]
     """
 
+    _parameter_constraints = {
+        "n_clusters": Integer(1),
+        "weighting": Options(*WEIGHTINGS),
+        "lam": Real(0.0, inclusive=True),
+        "max_iter": Integer(1),
+        "tol": Real(0.0, inclusive=True),
+        "random_state": Seed(),
+    }
+    capabilities = Capabilities(input="counts", predict=True, predict_proba=False,
+                                top_words=True)
+
     def __init__(self, *, n_clusters=8, weighting="ncut", lam=1.0, max_iter=500, tol=1e-7,
                  random_state=None):
         self.n_clusters = n_clusters
@@ -209,16 +221,6 @@ class NMFClustering(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
-
-    def _validate_params(self):
-        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        require_int(self.n_clusters, "n_clusters", 1)
-        if self.weighting not in WEIGHTINGS:
-            raise ParameterError(
-                f"weighting must be one of {', '.join(WEIGHTINGS)}, got {self.weighting!r}")
-        require_real(self.lam, "lam", 0.0, inclusive=True)
-        require_int(self.max_iter, "max_iter", 1)
-        require_real(self.tol, "tol", 0.0, inclusive=True)
 
     def fit(self, X, y=None, callback=None):
         """Factorise the weighted matrix of X and cluster its documents.

@@ -2,24 +2,23 @@
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
-from shortclust.errors import ParameterError
 from shortclust.models._term_weights import term_weights, weight_documents
 from shortclust.models._tfidf_common import n_nonempty, require_enough_documents, top_words_of
-from shortclust.models._validation import as_counts, require_int, require_real
+from shortclust.models._validation import as_counts
+from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Options, Real,
+                                    Seed)
 
 __all__ = ["RLSI", "data_scale", "rlsi_objective", "update_u", "update_v"]
 
-_WEIGHTINGS = ("idf", "ncut", "binary")
 # Coordinate-descent sweeps over the topics per U update: at most this many, fewer once
 # no entry of U moves by more than _CD_TOL times the largest |U| entry.
 _CD_MAX_SWEEPS = 50
 _CD_TOL = 1e-6
 
 
-class RLSI(ClusterMixin, BaseEstimator):
+class RLSI(ClusteringModel):
     """Regularized Latent Semantic Indexing (batch RLSI), documents clustered by topic.
 
     The term-document matrix D (M terms x N documents) is the binary occurrence matrix of
@@ -138,6 +137,18 @@ class RLSI(ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "n_clusters": Integer(1),
+        "max_iter": Integer(1),
+        "lambda1": Real(0.0, inclusive=True),
+        "lambda2": Real(0.0, inclusive=False),
+        "tol": Real(0.0, inclusive=True),
+        "weighting": Options("idf", "ncut", "binary"),
+        "random_state": Seed(),
+    }
+    capabilities = Capabilities(input="counts", predict=False, predict_proba=False,
+                                top_words=True)
+
     def __init__(self, *, n_clusters=8, weighting="idf", lambda1=0.5, lambda2=1.0,
                  max_iter=100, tol=1e-5, random_state=None):
         self.n_clusters = n_clusters
@@ -147,18 +158,6 @@ class RLSI(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
-
-    def _validate_params(self):
-        """Raise :class:`ParameterError` naming any hyperparameter out of range."""
-        require_int(self.n_clusters, "n_clusters", 1)
-        require_int(self.max_iter, "max_iter", 1)
-        require_real(self.lambda1, "lambda1", 0.0, inclusive=True)
-        require_real(self.lambda2, "lambda2", 0.0, inclusive=False)
-        require_real(self.tol, "tol", 0.0, inclusive=True)
-        if self.weighting not in _WEIGHTINGS:
-            raise ParameterError(
-                f"weighting must be one of {', '.join(_WEIGHTINGS)}, got {self.weighting!r}"
-            )
 
     def fit(self, X, y=None, callback=None):
         """Factorise the weighted term-document matrix of X and cluster its documents.

@@ -1,18 +1,21 @@
-"""A tiny deterministic estimator for testing the experiment harness without real models.
+"""Tiny deterministic estimators for testing the experiment harness without real models.
 
-Registered under the model name ``fake`` by the ``fake_model`` fixtures (monkeypatching
-``shortclust.models._MODELS``); it follows the estimator contract the runner relies on.
+Registered by the ``register_...`` functions below (monkeypatching
+``shortclust.models._MODELS``): ``fake`` (:class:`FakeClusterer`, by the ``fake_model``
+fixtures), ``fake_counts``, ``fake_stream`` and ``fake_vector_stream``. Each follows the
+model contract of :mod:`shortclust.models.base` (declared constraints and capabilities),
+which the runner relies on and ``tests/models/test_contract.py`` checks.
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from shortclust.errors import ParameterError
+from shortclust.models.base import Capabilities, ClusteringModel, Integer, Real, Seed
 
 FAKE_MODEL_NAME = "fake"
 
 
-class FakeClusterer(BaseEstimator):
+class FakeClusterer(ClusteringModel):
     """Assigns each document a cluster drawn from ``default_rng(random_state)``.
 
     Class attributes (not parameters, so they do not change run ids): ``fit_calls`` counts
@@ -22,23 +25,24 @@ class FakeClusterer(BaseEstimator):
     KeyboardInterrupt, as Ctrl-C would.
     """
 
+    _parameter_constraints = {
+        "n_clusters": Integer(1),
+        "max_iter": Integer(1),
+        "alpha": Real(0.0),
+        "random_state": Seed(),
+    }
+    capabilities = Capabilities(input="both", predict=False, predict_proba=False,
+                                top_words=False)
+
     fit_calls = 0
     warm_up_fits = 0
     interrupt_on_fit = None
 
-    def __init__(self, n_clusters=3, max_iter=2, alpha=0.1, random_state=None):
+    def __init__(self, *, n_clusters=3, max_iter=2, alpha=0.1, random_state=None):
         self.n_clusters = n_clusters
         self.max_iter = max_iter
         self.alpha = alpha
         self.random_state = random_state
-
-    def _validate_params(self):
-        if not isinstance(self.n_clusters, int) or self.n_clusters < 1:
-            raise ParameterError(f"n_clusters must be an integer >= 1, got {self.n_clusters!r}")
-        if not isinstance(self.max_iter, int) or self.max_iter < 1:
-            raise ParameterError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
-        if self.alpha < 0:
-            raise ParameterError(f"alpha must be a finite number >= 0, got {self.alpha!r}")
 
     def fit(self, X, y=None, callback=None):
         self._validate_params()
@@ -66,6 +70,8 @@ class FakeCountsClusterer(FakeClusterer):
     being whether it had the runner's progress callback (a run, not the warm-up).
     """
 
+    capabilities = Capabilities(input="both", fit_counts=True, predict=False,
+                                predict_proba=False, top_words=False)
     seen = []
 
     def fit(self, X, y=None, callback=None, counts=None):
@@ -73,12 +79,88 @@ class FakeCountsClusterer(FakeClusterer):
         return super().fit(X, callback=callback)
 
 
-def register_fake_model(monkeypatch):
-    """Register :class:`FakeClusterer` as model ``fake`` and reset its counters."""
+class FakeStreamClusterer(ClusteringModel):
+    """An incremental fake: each batch's documents get clusters drawn at random.
+
+    ``partial_fit(X_batch)`` draws a cluster in ``0..n_clusters-1`` for each new row from
+    one generator, made from ``random_state`` by the first call and kept as
+    ``random_state_``, and appends them to ``labels_`` (every document seen, in order).
+    ``fit(X)`` starts afresh and is one such call. The same seed gives the same labels,
+    and feeding X in batches gives the labels of fitting X (numpy draws bounded integers
+    one after another). Takes counts or vectors.
+    """
+
+    _parameter_constraints = {"n_clusters": Integer(1), "random_state": Seed()}
+    capabilities = Capabilities(input="both", incremental=True, predict=False,
+                                predict_proba=False, top_words=False)
+
+    def __init__(self, *, n_clusters=3, random_state=None):
+        self.n_clusters = n_clusters
+        self.random_state = random_state
+
+    def fit(self, X, y=None, callback=None):
+        self._validate_params()
+        self._check_input(X)
+        self._start()
+        self._add(X)
+        if callback is not None:
+            callback(1, 1, self.n_clusters_)
+        return self
+
+    def partial_fit(self, X_batch, y=None):
+        self._validate_params()
+        self._check_input(X_batch)
+        if not hasattr(self, "random_state_"):
+            self._start()
+        self._add(X_batch)
+        return self
+
+    def _start(self):
+        self.random_state_ = np.random.default_rng(self.random_state)
+        self.labels_ = np.empty(0, dtype=np.int64)
+
+    def _add(self, X):
+        """Draw the new rows' clusters and append them; set the fitted attributes."""
+        n_rows = (X.counts if hasattr(X, "counts") else X).shape[0]
+        new = self.random_state_.integers(0, self.n_clusters, n_rows)
+        self.labels_ = np.concatenate([self.labels_, new])
+        self.n_clusters_ = len(np.unique(self.labels_))
+        self.n_iter_ = 1
+
+    def _check_input(self, X):
+        """Any matrix will do (see :class:`FakeVectorStreamClusterer`)."""
+
+
+class FakeVectorStreamClusterer(FakeStreamClusterer):
+    """:class:`FakeStreamClusterer` that takes document vectors only.
+
+    ``fit`` and ``partial_fit`` refuse word counts (a Corpus or an integer matrix) with a
+    ParameterError saying the model takes document vectors, so a test can prove a stream
+    fed it vectors.
+    """
+
+    capabilities = Capabilities(input="vectors", incremental=True, predict=False,
+                                predict_proba=False, top_words=False)
+
+    def _check_input(self, X):
+        dtype = getattr(X, "dtype", None)
+        if hasattr(X, "counts") or (dtype is not None and np.issubdtype(dtype, np.integer)):
+            raise ParameterError(
+                "fake_vector_stream takes document vectors (a float matrix), got word "
+                "counts: give it a representation such as tfidf"
+            )
+
+
+def _register(monkeypatch, name, model_class):
     import shortclust.models as models
 
-    entry = (FakeClusterer.__module__, "FakeClusterer")
-    monkeypatch.setitem(models._MODELS, FAKE_MODEL_NAME, entry)
+    monkeypatch.setitem(models._MODELS, name, (model_class.__module__, model_class.__name__))
+    return model_class
+
+
+def register_fake_model(monkeypatch):
+    """Register :class:`FakeClusterer` as model ``fake`` and reset its counters."""
+    _register(monkeypatch, FAKE_MODEL_NAME, FakeClusterer)
     monkeypatch.setattr(FakeClusterer, "fit_calls", 0)
     monkeypatch.setattr(FakeClusterer, "warm_up_fits", 0)
     monkeypatch.setattr(FakeClusterer, "interrupt_on_fit", None)
@@ -87,12 +169,19 @@ def register_fake_model(monkeypatch):
 
 def register_fake_counts_model(monkeypatch):
     """Register :class:`FakeCountsClusterer` as model ``fake_counts``, its ``seen`` emptied."""
-    import shortclust.models as models
-
-    entry = (FakeCountsClusterer.__module__, "FakeCountsClusterer")
-    monkeypatch.setitem(models._MODELS, "fake_counts", entry)
+    _register(monkeypatch, "fake_counts", FakeCountsClusterer)
     monkeypatch.setattr(FakeCountsClusterer, "seen", [])
     return FakeCountsClusterer
+
+
+def register_fake_stream_model(monkeypatch):
+    """Register :class:`FakeStreamClusterer` as model ``fake_stream``."""
+    return _register(monkeypatch, "fake_stream", FakeStreamClusterer)
+
+
+def register_fake_vector_stream_model(monkeypatch):
+    """Register :class:`FakeVectorStreamClusterer` as model ``fake_vector_stream``."""
+    return _register(monkeypatch, "fake_vector_stream", FakeVectorStreamClusterer)
 
 
 TEXTS = [

@@ -1,0 +1,524 @@
+"""The model contract: what every registered clustering model declares and provides.
+
+A model file in ``shortclust/models`` defines one public estimator, registered by name in
+``shortclust.models._MODELS`` (imported lazily, on first use). The estimator must provide:
+
+1. **A class derived from** :class:`ClusteringModel` (scikit-learn's ``ClusterMixin`` and
+   ``BaseEstimator``), whose ``__init__`` takes keyword-only hyperparameters only and
+   stores each one unchanged under its own name, so ``get_params``, ``set_params`` and
+   ``clone`` work.
+2. **``_parameter_constraints``**, a class attribute: a dict naming every constructor
+   parameter (``random_state`` included) with the rule its value must satisfy: one of the
+   constraints below, or a list of them (alternatives; a value is valid if any accepts
+   it)::
+
+       _parameter_constraints = {
+           "n_clusters": Integer(1),
+           "alpha": Real(0.0),
+           "likelihood": Options("eq4", "eq3"),
+           "random_state": Seed(),
+       }
+
+   A rule linking several parameters (``linkage="ward"`` needs ``metric="euclidean"``)
+   goes in :meth:`ClusteringModel._validate_joint_params`, which runs after them.
+3. **``capabilities``**, a class attribute: a :class:`Capabilities` saying what ``fit``
+   takes (word counts, document vectors or both; ``counts=`` beside vectors), whether
+   the model learns incrementally, which of ``predict``, ``predict_proba`` and
+   ``top_words`` it offers, and whether its labels depend on ``random_state``. The
+   runner reads these; it never inspects signatures or model names.
+4. **``fit(X, y=None, callback=None)``** that calls ``self._validate_params()`` once
+   before any work, returns ``self`` and sets ``labels_`` (one int per document),
+   ``n_clusters_`` (an int, the distinct labels) and ``n_iter_``; and the methods its
+   capabilities declare: ``fit(..., counts=None)``, ``partial_fit(X_batch)``,
+   ``predict(X)``, ``predict_proba(X)`` (rows summing to 1), ``top_words(n=10,
+   vocabulary=None)`` (one list of ``(word, weight)`` per cluster). Methods it does not
+   declare are absent.
+
+:func:`check_declarations` checks points 1-3 and that the declared methods exist,
+failing with a one-line :class:`ModelDeclarationError` that names the class and what
+to add; :func:`validate_params` checks a dict of parameters against a class without
+fitting (what ``shortclust.config`` does before any run). ``tests/models/test_contract.py``
+checks the behaviour of every registered model against the contract.
+
+Every constraint refuses a value with a :class:`~shortclust.errors.ParameterError` of the
+form ``"<name> must be <description>, got <value!r>"`` (``"n_clusters must be an integer
+>= 1, got 0"``); the same objects check values that are not constructor parameters
+(``Integer(0).check(n_iter, "n_iter")``), so each rule has one implementation.
+"""
+
+import numbers
+from collections import abc
+from dataclasses import dataclass, fields
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from shortclust.errors import ParameterError
+
+__all__ = [
+    "INPUTS", "Boolean", "Capabilities", "ClusteringModel", "Constraint", "Integer",
+    "Interval", "ModelDeclarationError", "ModelName", "NoneOr", "Options", "ParamDict",
+    "Real", "Seed", "check_declarations", "validate_params",
+]
+
+# What ``fit`` takes (Capabilities.input): integer term counts only, float document
+# vectors only, or either.
+INPUTS = ("counts", "vectors", "both")
+
+
+# --- constraints ----------------------------------------------------------------------------
+
+class Constraint:
+    """A rule one parameter value must satisfy.
+
+    Subclasses implement :meth:`accepts` and :meth:`describe`; :meth:`check` composes the
+    message from the description, so every rule words its refusal the same way.
+    """
+
+    def accepts(self, value):
+        """Whether ``value`` satisfies the rule."""
+        raise NotImplementedError
+
+    def describe(self):
+        """What a valid value is, completing "NAME must be ..." (e.g. "an integer >= 1")."""
+        raise NotImplementedError
+
+    def check(self, value, name):
+        """Raise :class:`ParameterError` naming ``name`` unless ``value`` is accepted."""
+        if not self.accepts(value):
+            raise ParameterError(f"{name} must be {self.describe()}, got {value!r}")
+
+    def __repr__(self):
+        return f"<{type(self).__name__}: {self.describe()}>"
+
+
+def _is_real(value):
+    """A real number that is not a bool (True is an int to Python, never a count here)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _noted(text, note):
+    return f"{text} ({note})" if note else text
+
+
+class Integer(Constraint):
+    """An integer (not a bool) at least ``minimum``.
+
+    Parameters
+    ----------
+    minimum : int
+    note : str, optional
+        What the value means, appended in parentheses (useful among alternatives).
+
+    Examples
+    --------
+    >>> Integer(1).check(0, "n_clusters")
+    Traceback (most recent call last):
+    ...
+    shortclust.errors.ParameterError: n_clusters must be an integer >= 1, got 0
+    """
+
+    def __init__(self, minimum, note=None):
+        self.minimum, self.note = minimum, note
+
+    def accepts(self, value):
+        return _is_real(value) and isinstance(value, numbers.Integral) and value >= self.minimum
+
+    def describe(self):
+        return _noted(f"an integer >= {self.minimum}", self.note)
+
+
+class Real(Constraint):
+    """A finite real number (not a bool) above ``minimum``, or equal to it if ``inclusive``.
+
+    Parameters
+    ----------
+    minimum : float
+    inclusive : bool, default=True
+        ``value >= minimum`` if True, ``value > minimum`` if False.
+
+    Examples
+    --------
+    >>> Real(0.0).check(-1, "alpha")
+    Traceback (most recent call last):
+    ...
+    shortclust.errors.ParameterError: alpha must be a finite number >= 0, got -1
+    """
+
+    def __init__(self, minimum, inclusive=True):
+        self.minimum, self.inclusive = minimum, inclusive
+
+    def accepts(self, value):
+        if not _is_real(value) or not np.isfinite(value):
+            return False
+        return value >= self.minimum if self.inclusive else value > self.minimum
+
+    def describe(self):
+        bound = ">=" if self.inclusive else ">"
+        return f"a finite number {bound} {self.minimum:g}"
+
+
+class Interval(Constraint):
+    """A real number (not a bool) between ``low`` and ``high``.
+
+    Parameters
+    ----------
+    low, high : float
+    closed : {"right", "left", "both", "neither"}, default="right"
+        Which ends belong to the interval: ``"right"`` is ``(low, high]``.
+    kind : str, default="number"
+        The noun of the description ("a number in (0, 1]", "a float in [0, 1)").
+    note : str, optional
+        What the value means, appended in parentheses.
+    """
+
+    def __init__(self, low, high, closed="right", kind="number", note=None):
+        if closed not in ("right", "left", "both", "neither"):
+            raise ValueError(f"closed must be right, left, both or neither, got {closed!r}")
+        self.low, self.high, self.closed, self.kind, self.note = low, high, closed, kind, note
+
+    def accepts(self, value):
+        if not _is_real(value):
+            return False
+        above = value >= self.low if self.closed in ("left", "both") else value > self.low
+        below = value <= self.high if self.closed in ("right", "both") else value < self.high
+        return bool(above and below)  # NaN fails both comparisons
+
+    def describe(self):
+        left = "[" if self.closed in ("left", "both") else "("
+        right = "]" if self.closed in ("right", "both") else ")"
+        return _noted(f"a {self.kind} in {left}{self.low:g}, {self.high:g}{right}", self.note)
+
+
+class Options(Constraint):
+    """One of a fixed set of values (compared by equality, e.g. strings).
+
+    Examples
+    --------
+    >>> Options("eq4", "eq3").check("eq5", "likelihood")
+    Traceback (most recent call last):
+    ...
+    shortclust.errors.ParameterError: likelihood must be one of eq4, eq3, got 'eq5'
+    """
+
+    def __init__(self, *values):
+        self.values = tuple(values)
+
+    def accepts(self, value):
+        # Unhashable values (lists, arrays) are never options and cannot compare safely.
+        return isinstance(value, abc.Hashable) and value in self.values
+
+    def describe(self):
+        return "one of " + ", ".join(map(str, self.values))
+
+
+class ModelName(Constraint):
+    """The name of a registered model (any case), read from the registry when checked.
+
+    Parameters
+    ----------
+    exclude : sequence of str, default=()
+        Registered names not allowed here (a model cannot start from itself).
+    allow_none : bool, default=False
+        Also accept None.
+    """
+
+    def __init__(self, exclude=(), allow_none=False):
+        self.exclude, self.allow_none = tuple(exclude), allow_none
+
+    def names(self):
+        """The allowed names, sorted."""
+        from shortclust.models import model_names
+
+        return [name for name in model_names() if name not in self.exclude]
+
+    def accepts(self, value):
+        if value is None:
+            return self.allow_none
+        return isinstance(value, str) and value.lower() in self.names()
+
+    def describe(self):
+        listed = "one of " + ", ".join(self.names())
+        return f"None or {listed}" if self.allow_none else listed
+
+
+class Boolean(Constraint):
+    """True or False (a Python or numpy bool)."""
+
+    def accepts(self, value):
+        return isinstance(value, (bool, np.bool_))
+
+    def describe(self):
+        return "true or false"
+
+
+class ParamDict(Constraint):
+    """A mapping of parameters for an inner estimator (its names are checked jointly)."""
+
+    def accepts(self, value):
+        return isinstance(value, abc.Mapping)
+
+    def describe(self):
+        return "a mapping of parameters"
+
+
+class Seed(Constraint):
+    """A seed for ``numpy.random.default_rng``: None, an integer >= 0 or a numpy Generator.
+
+    BitGenerators and SeedSequences are accepted too, as ``default_rng`` takes them.
+    """
+
+    _GENERATORS = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+
+    def accepts(self, value):
+        if value is None or isinstance(value, self._GENERATORS):
+            return True
+        return _is_real(value) and isinstance(value, numbers.Integral) and value >= 0
+
+    def describe(self):
+        return "None, an integer >= 0 or a numpy Generator"
+
+
+class NoneOr(Constraint):
+    """None, or a value ``inner`` accepts.
+
+    None stands for "not set" (the parameter's documented default behaviour), so the
+    refusal describes only the values a user would type: ``NoneOr(Integer(1))`` says "k
+    must be an integer >= 1".
+    """
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def accepts(self, value):
+        return value is None or self.inner.accepts(value)
+
+    def describe(self):
+        return self.inner.describe()
+
+
+def _alternatives(rule):
+    """A declared rule as a tuple of constraints (a list declares alternatives)."""
+    return tuple(rule) if isinstance(rule, (list, tuple)) else (rule,)
+
+
+def _check_value(rule, value, name):
+    """Raise ParameterError unless one of the rule's alternatives accepts ``value``."""
+    options = _alternatives(rule)
+    if len(options) == 1:
+        options[0].check(value, name)
+    elif not any(option.accepts(value) for option in options):
+        described = " or ".join(option.describe() for option in options)
+        raise ParameterError(f"{name} must be {described}, got {value!r}")
+
+
+# --- capabilities ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class Capabilities:
+    """What a model's ``fit`` takes and which optional methods it offers.
+
+    Parameters
+    ----------
+    input : {"counts", "vectors", "both"}
+        ``"counts"``: integer term counts only (a Corpus or an integer matrix);
+        ``"vectors"``: float document vectors only; ``"both"``: either.
+    fit_counts : bool, default=False
+        ``fit`` also takes ``counts=`` (the corpus's term counts, row for row) beside its
+        vectors, as iterative classification does.
+    incremental : bool, default=False
+        Has ``partial_fit(X_batch)``: the first call fits, later calls add documents.
+    predict : bool
+        Has ``predict(X)`` for new documents.
+    predict_proba : bool
+        Has ``predict_proba(X)``, one row per document summing to 1.
+    top_words : bool
+        Has ``top_words(n=10, vocabulary=None)``.
+    seeded : bool, default=True
+        The labels depend on ``random_state``; False for a deterministic model (HAC),
+        whose runs with different seeds give the same labels.
+
+    Examples
+    --------
+    >>> Capabilities(input="counts", predict=True, predict_proba=False, top_words=True)
+    Capabilities(input='counts', fit_counts=False, incremental=False, predict=True, \
+predict_proba=False, top_words=True, seeded=True)
+    """
+
+    input: str
+    fit_counts: bool = False
+    incremental: bool = False
+    predict: bool
+    predict_proba: bool
+    top_words: bool
+    seeded: bool = True
+
+    def __post_init__(self):
+        if self.input not in INPUTS:
+            raise ValueError(
+                f"Capabilities input must be one of {', '.join(INPUTS)}, got {self.input!r}"
+            )
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if field.name != "input" and not isinstance(value, bool):
+                raise TypeError(f"Capabilities {field.name} must be True or False, got {value!r}")
+
+
+# capability -> the method it promises
+_METHODS = {"fit_counts": "fit", "incremental": "partial_fit", "predict": "predict",
+            "predict_proba": "predict_proba", "top_words": "top_words"}
+
+
+# --- the base class -------------------------------------------------------------------------
+
+class ClusteringModel(ClusterMixin, BaseEstimator):
+    """Base class of the clustering models: parameter checks from the declarations.
+
+    Subclasses declare ``_parameter_constraints`` and ``capabilities`` (see the module
+    docstring) and call :meth:`_validate_params` at the start of ``fit``. This class
+    declares neither, so a subclass that forgets one is refused by name.
+    """
+
+    def _validate_params(self):
+        """Check every constructor parameter against the class's declared constraints.
+
+        Overrides scikit-learn's method of the same name, which reads scikit-learn's own
+        constraint types.
+
+        Raises
+        ------
+        ModelDeclarationError
+            If the class lacks a declaration (see :func:`check_declarations`).
+        ParameterError
+            Naming the first parameter, in declaration order, whose value is refused.
+        """
+        model_class = type(self)
+        check_declarations(model_class)
+        params = self.get_params(deep=False)
+        for name, rule in model_class._parameter_constraints.items():
+            _check_value(rule, params[name], name)
+        self._validate_joint_params()
+
+    def _validate_joint_params(self):
+        """Rules linking several parameters; runs after each has passed its own constraint.
+
+        Raise :class:`ParameterError` naming the parameters. Nothing by default.
+        """
+
+
+class ModelDeclarationError(TypeError):
+    """A model class lacks part of the contract; the message names the class and the fix."""
+
+
+def check_declarations(model_class):
+    """Check that ``model_class`` declares what the contract asks for (module docstring).
+
+    Parameters
+    ----------
+    model_class : type
+
+    Raises
+    ------
+    ModelDeclarationError
+        A ``TypeError`` with a one-line message naming the class and what to add: not a
+        :class:`ClusteringModel`; a hand-written ``_validate_params``; no
+        :class:`Capabilities`; no ``_parameter_constraints`` dict; a constructor
+        parameter without a constraint, or a constraint for no parameter; a declared
+        capability whose method is missing.
+    """
+    name = getattr(model_class, "__name__", repr(model_class))
+    if not (isinstance(model_class, type) and issubclass(model_class, ClusteringModel)):
+        raise ModelDeclarationError(
+            f"{name} is not a ClusteringModel: derive it from "
+            "shortclust.models.base.ClusteringModel and declare _parameter_constraints "
+            "and capabilities"
+        )
+    if model_class._validate_params is not ClusteringModel._validate_params:
+        raise ModelDeclarationError(
+            f"{name} overrides _validate_params: remove it and declare "
+            "_parameter_constraints (rules linking parameters go in _validate_joint_params)"
+        )
+    _check_capabilities(model_class, name)
+    _check_constraints(model_class, name)
+
+
+def _check_capabilities(model_class, name):
+    capabilities = getattr(model_class, "capabilities", None)
+    if not isinstance(capabilities, Capabilities):
+        raise ModelDeclarationError(
+            f"{name} declares no capabilities: add a class attribute capabilities = "
+            "Capabilities(input=..., predict=..., predict_proba=..., top_words=...) "
+            "from shortclust.models.base"
+        )
+    for capability, method in _METHODS.items():
+        if getattr(capabilities, capability) and not callable(getattr(model_class, method, None)):
+            raise ModelDeclarationError(
+                f"{name} declares {capability}=True in its capabilities but has no "
+                f"{method} method: add {method} or declare {capability}=False"
+            )
+
+
+def _check_constraints(model_class, name):
+    try:
+        params = model_class._get_param_names()
+    except RuntimeError as error:  # scikit-learn refuses an __init__ with *args
+        raise ModelDeclarationError(f"{name}: {error}") from None
+    constraints = getattr(model_class, "_parameter_constraints", None)
+    if not isinstance(constraints, dict):
+        raise ModelDeclarationError(
+            f"{name} declares no _parameter_constraints: add a class attribute "
+            "_parameter_constraints = {name: constraint} from shortclust.models.base, "
+            f"one for each of its parameters ({', '.join(params)})"
+        )
+    missing = [param for param in params if param not in constraints]
+    if missing:
+        raise ModelDeclarationError(
+            f"{name} has no constraint for parameter(s) {', '.join(missing)}: add them to "
+            f"{name}._parameter_constraints (e.g. Integer(1), Real(0.0), Options(...), "
+            "Seed())"
+        )
+    unknown = [key for key in constraints if key not in params]
+    if unknown:
+        raise ModelDeclarationError(
+            f"{name}._parameter_constraints names {', '.join(map(str, unknown))}, not "
+            "parameters of its __init__: remove them or add the parameters"
+        )
+    for param, rule in constraints.items():
+        options = _alternatives(rule)
+        if not options or not all(isinstance(option, Constraint) for option in options):
+            raise ModelDeclarationError(
+                f"{name}._parameter_constraints[{param!r}] is {rule!r}, not a constraint: "
+                "use one (or a list of alternatives) from shortclust.models.base"
+            )
+
+
+def validate_params(model_class, params):
+    """Check constructor parameters against ``model_class``'s declarations, without fitting.
+
+    Parameters
+    ----------
+    model_class : type
+        A registered model class.
+    params : dict
+        Constructor parameters; those not given take their defaults, which are checked
+        too.
+
+    Raises
+    ------
+    ModelDeclarationError
+        If the class lacks a declaration (a ``TypeError``).
+    TypeError
+        If ``params`` names something that is not a constructor parameter.
+    ParameterError
+        If a value is refused.
+
+    Examples
+    --------
+    >>> from shortclust.models import get_model_class
+    >>> validate_params(get_model_class("gsdmm"), {"alpha": -1})
+    Traceback (most recent call last):
+    ...
+    shortclust.errors.ParameterError: alpha must be a finite number >= 0, got -1
+    """
+    check_declarations(model_class)
+    model_class(**params)._validate_params()
