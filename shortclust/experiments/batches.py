@@ -134,8 +134,14 @@ def _is_int(value) -> bool:
 
 
 def _require_count(value, name: str, minimum: int) -> None:
-    if not _is_int(value) or value < minimum:
-        raise ConfigError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    """The model contract's integer rule, refused as a config error."""
+    from shortclust.errors import ParameterError
+    from shortclust.models.base import Integer
+
+    try:
+        Integer(minimum).check(value, name)
+    except ParameterError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 # --------------------------------------------------------------------------------------------

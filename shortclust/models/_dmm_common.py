@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.models import _gsdmm_kernels as kernels
+from shortclust.models._term_weights import binary_matrix
 from shortclust.models._validation import same_columns
 
 
@@ -170,7 +171,5 @@ def column_sums(counts):
 
 
 def binarised(counts):
-    """A copy of ``counts`` with every stored count set to 1 (Eq. 3)."""
-    binary = counts.copy()
-    binary.data[:] = 1
-    return binary
+    """A copy of ``counts`` with every stored count set to 1 (Eq. 3): see ``binary_matrix``."""
+    return binary_matrix(counts, dtype=counts.dtype)

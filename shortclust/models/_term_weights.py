@@ -17,14 +17,18 @@ import scipy.sparse as sp
 WEIGHTINGS = ("ncut", "idf", "binary")
 
 
-def binary_matrix(counts):
-    """The 0/1 pattern of a document-term matrix, as float64 CSR (documents x terms)."""
+def binary_matrix(counts, dtype=np.float64):
+    """The 0/1 pattern of a document-term matrix, as CSR of ``dtype`` (documents x terms).
+
+    The one binarisation of counts: the Ncut-NMF paper's binary weights (x_ij = 1 when
+    term j occurs in document i, footnote 1) and GSDMM's Eq. 3 (each word once per
+    document) both use it.
+    """
     counts = sp.csr_matrix(counts, copy=True)
     counts.sum_duplicates()
     counts.eliminate_zeros()
-    binary = sp.csr_matrix((np.ones(counts.nnz), counts.indices, counts.indptr),
-                           shape=counts.shape)
-    return binary
+    return sp.csr_matrix((np.ones(counts.nnz, dtype=dtype), counts.indices, counts.indptr),
+                         shape=counts.shape)
 
 
 def binary_weights(counts):

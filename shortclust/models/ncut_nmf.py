@@ -8,7 +8,6 @@ with sparse-dense products (numpy/scipy BLAS) so the weighted matrix Y is never 
 
 import numpy as np
 import scipy.linalg
-import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError

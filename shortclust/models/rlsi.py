@@ -1,7 +1,6 @@
 """RLSI: Regularized Latent Semantic Indexing, the Ncut-NMF paper's sparse baseline."""
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.models._term_weights import term_weights, weight_documents
