@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.metrics import normalized_mutual_info_score
 
-import naive
-from naive_partial import NaivePartialGSDMM
+from tests import naive
+from tests.naive_partial import NaivePartialGSDMM
 from shortclust.errors import ParameterError
 from shortclust.models.gsdmm import GSDMM
 

@@ -8,8 +8,8 @@ from scipy.spatial.distance import pdist, squareform
 from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score
 
-from experiments.fake_estimators import write_config, write_corpus
-from naive_sparsify import knn_sparsify_naive, sd_sparsify_naive
+from tests.experiments.fake_estimators import write_config, write_corpus
+from tests.naive_sparsify import knn_sparsify_naive, sd_sparsify_naive
 from shortclust.config import load_config
 from shortclust.data import Corpus
 from shortclust.errors import ParameterError

@@ -7,7 +7,7 @@ from scipy.stats import spearmanr
 from sklearn.base import clone
 from sklearn.ensemble import IsolationForest
 
-from experiments.fake_estimators import write_config, write_corpus
+from tests.experiments.fake_estimators import write_config, write_corpus
 from shortclust.config import load_config
 from shortclust.data import Corpus
 from shortclust.errors import ParameterError
