@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import normalized_mutual_info_score
 
-from tests import naive
+from tests.naive import gsdmm as naive
 from shortclust.errors import ParameterError
 from shortclust.models import _gsdmm_kernels as kernels
 from shortclust.models.gsdmm import GSDMM

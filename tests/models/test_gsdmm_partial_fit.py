@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.metrics import normalized_mutual_info_score
 
-from tests import naive
-from tests.naive_partial import NaivePartialGSDMM
+from tests.naive import gsdmm as naive
+from tests.naive.partial import NaivePartialGSDMM
 from shortclust.errors import ParameterError
 from shortclust.models.gsdmm import GSDMM
 

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import normalized_mutual_info_score
 
-from tests import naive_gsdpmm
+from tests.naive import gsdpmm as naive_gsdpmm
 from shortclust.errors import ParameterError
 from shortclust.models import _gsdmm_kernels as gsdmm_kernels
 from shortclust.models import _gsdpmm_kernels as kernels

@@ -9,7 +9,7 @@ from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score
 
 from tests.experiments.fake_estimators import write_config, write_corpus
-from tests.naive_sparsify import knn_sparsify_naive, sd_sparsify_naive
+from tests.naive.sparsify import knn_sparsify_naive, sd_sparsify_naive
 from shortclust.config import load_config
 from shortclust.data import Corpus
 from shortclust.errors import ParameterError

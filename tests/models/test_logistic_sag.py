@@ -9,7 +9,7 @@ from sklearn.linear_model import LogisticRegression
 from shortclust.errors import ParameterError
 from shortclust.models import _logistic_kernels as kernels
 from shortclust.models._logistic import MultinomialLogisticSAG
-from tests.naive_logistic import naive_sag
+from tests.naive.logistic import naive_sag
 
 
 def _problem(seed, n=30, n_features=12, n_classes=4, density=0.3):

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score
 
-from tests import naive_ncut
+from tests.naive import ncut as naive_ncut
 from tests.experiments.fake_estimators import LABELS, TEXTS
 from shortclust.data import Corpus
 from shortclust.errors import ParameterError

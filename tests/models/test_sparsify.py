@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from tests.naive_sparsify import knn_sparsify_naive, row_statistics_naive, sd_sparsify_naive
+from tests.naive.sparsify import knn_sparsify_naive, row_statistics_naive, sd_sparsify_naive
 from shortclust.errors import ParameterError
 from shortclust.models import _sparsify
 from shortclust.models._sparsify import knn_sparsify, row_statistics, sd_budget, sd_sparsify

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from tests import naive
+from tests.naive import gsdmm as naive
 
 
 class NaivePartialGSDMM:
