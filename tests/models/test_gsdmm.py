@@ -316,12 +316,3 @@ def test_long_documents_of_20ng_stay_finite(data_dir):
     model = GSDMM(n_clusters=40, max_iter=2, random_state=0).fit(corpus)
     assert model.n_clusters_ >= 2
     assert np.all(np.isfinite(model.predict_proba(corpus.counts[:50])))
-
-
-def test_docstring_example_runs():
-    import doctest
-
-    from shortclust.models import gsdmm
-
-    result = doctest.testmod(gsdmm, raise_on_error=False)
-    assert result.attempted > 0 and result.failed == 0

@@ -502,10 +502,3 @@ def test_the_runner_gives_it_the_counts_beside_the_representation(tmp_path):
         corpus.tfidf(), counts=corpus.counts)
     assert [int(x) for x in labels] == expected.labels_.tolist()
     assert record["representation"]["name"] == "tfidf"
-
-
-def test_docstring_example_runs():
-    import doctest
-
-    result = doctest.testmod(ic, raise_on_error=False)
-    assert result.attempted >= 1 and result.failed == 0
