@@ -127,6 +127,7 @@ def test_distances_are_one_minus_similarity_and_one_where_removed():
                                atol=1e-12)
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("sparsify", ["none", "knn", "sd"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_same_tree_as_scipy_on_the_reference_sparsified_matrix(sparsify, seed):

@@ -442,6 +442,7 @@ def forest_scores(X, rows, n_trees=100, psi=None, bootstrap=False, seed=0):
     return out
 
 
+@pytest.mark.kernels
 def test_average_path_length_is_scikit_learns():
     from sklearn.ensemble._iforest import _average_path_length
 
@@ -450,6 +451,7 @@ def test_average_path_length_is_scikit_learns():
     assert [kernels.average_path_length(n) for n in sizes] == pytest.approx(expected)
 
 
+@pytest.mark.kernels
 def test_hand_computed_forests():
     # Two distinct rows: the root splits them, each leaf holds one: path 1, c(2) = 1.
     assert forest_scores([[0.0, 1.0], [1.0, 0.0]], [0, 1]).tolist() == [-0.5, -0.5]
@@ -457,6 +459,7 @@ def test_hand_computed_forests():
     assert forest_scores(np.ones((5, 3)), range(5)) == pytest.approx([-0.5] * 5)
 
 
+@pytest.mark.kernels
 def test_forest_scores_agree_with_scikit_learn_and_are_reproducible():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(80, 4))
