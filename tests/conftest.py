@@ -1,12 +1,9 @@
-"""Shared test set-up: make ``tests/naive.py`` importable and locate the real datasets."""
+"""Shared test set-up: locate the real datasets."""
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 _DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiments.fake_estimators import TEXTS, register_fake_model, write_config, write_corpus
+from tests.experiments.fake_estimators import TEXTS, register_fake_model, write_config, write_corpus
 from shortclust.cli import app
 from shortclust.data import list_datasets
 from shortclust.errors import DataError

@@ -153,7 +153,7 @@ def test_missing_file(tmp_path, one_line, filename):
 
 @pytest.mark.parametrize("filename, content", [
     ("d.jsonl", ""), ("d.jsonl", "\n\n"), ("d.txt", ""), ("d.csv", ""), ("d.csv", "text,label\n"),
-    ("d.jsonl.gz", gzip.compress(b"")),
+    ("d.jsonl.gz", gzip.compress(b"", mtime=0)),
 ])
 def test_empty_file(tmp_path, one_line, filename, content):
     path = write(tmp_path / filename, content)

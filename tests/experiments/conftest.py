@@ -2,7 +2,7 @@
 
 import pytest
 
-from experiments.fake_estimators import register_fake_model, write_config, write_corpus
+from tests.experiments.fake_estimators import register_fake_model, write_config, write_corpus
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from concurrent.futures import Future
 import numpy as np
 import pytest
 
-from experiments.fake_estimators import write_config
+from tests.experiments.fake_estimators import write_config
 from shortclust.config import load_config
 from shortclust.experiments import executors
 from shortclust.experiments.fitting import RunContext

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 import shortclust.experiments.reproduce as reproduce_module
-from experiments import fake_paper
+from tests.experiments import fake_paper
 from shortclust.cli import app
 from shortclust.errors import ConfigError, DataError
 from shortclust.experiments.reproduce import mean_std, paper_items, reproduce
@@ -15,7 +15,7 @@ from shortclust.experiments.reproduce import mean_std, paper_items, reproduce
 
 @pytest.fixture
 def paper(monkeypatch, config_path):
-    monkeypatch.setitem(reproduce_module.PAPERS, "fake", "experiments.fake_paper")
+    monkeypatch.setitem(reproduce_module.PAPERS, "fake", "tests.experiments.fake_paper")
     monkeypatch.setattr(fake_paper, "CONFIG", config_path)
     return "fake"
 

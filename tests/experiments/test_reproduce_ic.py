@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import ttest_1samp, ttest_rel
 
 import shortclust.papers.ic as ic
-from experiments.fake_estimators import write_corpus
+from tests.experiments.fake_estimators import write_corpus
 from shortclust.experiments.reproduce import Reproduction, paper_items, paper_names
 from shortclust.experiments.runner import ExperimentInterrupted
 

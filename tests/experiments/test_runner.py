@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from experiments.fake_estimators import (
+from tests.experiments.fake_estimators import (
     LABELS, TEXTS, register_fake_counts_model, write_config, write_corpus,
 )
 from shortclust.config import load_config

@@ -289,7 +289,7 @@ def test_two_workers_give_the_same_stream_labels_as_one_process(tmp_path):
 
 
 def test_a_stream_feeds_a_vector_model_its_representation(tmp_path, monkeypatch):
-    from experiments.fake_estimators import register_fake_vector_stream_model
+    from tests.experiments.fake_estimators import register_fake_vector_stream_model
 
     register_fake_vector_stream_model(monkeypatch)
     path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3}, runs=2)
@@ -307,7 +307,7 @@ def test_a_stream_feeds_a_vector_model_its_representation(tmp_path, monkeypatch)
 
 
 def test_the_representation_is_part_of_a_stream_run_id(tmp_path, monkeypatch):
-    from experiments.fake_estimators import register_fake_stream_model
+    from tests.experiments.fake_estimators import register_fake_stream_model
 
     register_fake_stream_model(monkeypatch)
     path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3}, runs=1)
@@ -319,7 +319,7 @@ def test_the_representation_is_part_of_a_stream_run_id(tmp_path, monkeypatch):
 
 
 def test_no_fit_collects_stream_runs_without_fitting(tmp_path, monkeypatch):
-    from experiments.fake_estimators import FakeStreamClusterer, register_fake_stream_model
+    from tests.experiments.fake_estimators import FakeStreamClusterer, register_fake_stream_model
 
     register_fake_stream_model(monkeypatch)
     path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3}, runs=2)

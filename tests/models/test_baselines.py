@@ -8,7 +8,7 @@ from sklearn.cluster import AgglomerativeClustering
 from sklearn.cluster import KMeans as SklearnKMeans
 from sklearn.metrics import adjusted_rand_score
 
-from experiments.fake_estimators import LABELS, TEXTS, write_config, write_corpus
+from tests.experiments.fake_estimators import LABELS, TEXTS, write_config, write_corpus
 from shortclust.config import load_config
 from shortclust.data import Corpus
 from shortclust.errors import ConfigError, ParameterError

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import normalized_mutual_info_score
 
-import naive
+from tests.naive import gsdmm as naive
 from shortclust.errors import ParameterError
 from shortclust.models import _gsdmm_kernels as kernels
 from shortclust.models.gsdmm import GSDMM
@@ -26,6 +26,7 @@ def planted_corpus(n_docs=80, n_topics=4, words_per_topic=12, seed=0, max_len=8)
     return sp.csr_matrix(rows), topics
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("binary", [False, True])
 def test_kernel_matches_reference(seed, binary):
@@ -36,6 +37,7 @@ def test_kernel_matches_reference(seed, binary):
     np.testing.assert_array_equal(model.labels_, expected)
 
 
+@pytest.mark.kernels
 def test_kernel_matches_reference_with_long_documents():
     # 300-token documents cross many rescaling blocks; plain products would underflow.
     X, _ = planted_corpus(n_docs=30, words_per_topic=40, seed=3, max_len=300)
@@ -43,6 +45,7 @@ def test_kernel_matches_reference_with_long_documents():
     np.testing.assert_array_equal(model.labels_, naive.gsdmm_fit(X, 6, 0.5, 0.05, 4, 7))
 
 
+@pytest.mark.kernels
 def test_kernel_matches_reference_when_all_clusters_are_used():
     # K smaller than the number of topics: no empty slot is ever available.
     X, _ = planted_corpus(seed=4)
@@ -89,6 +92,7 @@ def reference_probabilities(doc, m_z, n_z, n_wz, beta, n_slots):
     return expected / expected.sum()
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("length", [1, 15, 16, 17, 60, 400, 2000])
 def test_weights_equal_eq4_at_any_length(length):
     rng = np.random.default_rng(length)
@@ -100,6 +104,7 @@ def test_weights_equal_eq4_at_any_length(length):
                                rtol=1e-9, atol=1e-300)
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("length", [0, 1, 2, 8, 16])
 @pytest.mark.parametrize("beta", [0.1, 0.001])
 def test_weights_equal_eq4_with_repeated_words(length, beta):
@@ -111,6 +116,7 @@ def test_weights_equal_eq4_with_repeated_words(length, beta):
                                rtol=1e-9, atol=1e-300)
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("loner_length", [16, 40])
 def test_extreme_beta_falls_back_to_logs_and_matches_the_reference(loner_length):
     # With beta = 1e-30 a document's products underflow to 0 in every cluster where it
@@ -127,6 +133,7 @@ def test_extreme_beta_falls_back_to_logs_and_matches_the_reference(loner_length)
         np.testing.assert_array_equal(model.labels_, naive.gsdmm_fit(X, 12, 0.1, 1e-30, 3, seed))
 
 
+@pytest.mark.kernels
 def test_log_space_weights_equal_eq4():
     rng = np.random.default_rng(16)
     m_z, n_z, n_wz = random_cluster_state(rng)
@@ -143,6 +150,7 @@ def test_log_space_weights_equal_eq4():
                                rtol=1e-9)
 
 
+@pytest.mark.kernels
 def test_choose_follows_the_cumulative_weights():
     weights, scratch = np.array([1.0, 0.0, 3.0]), np.empty(4)
     assert kernels._choose(weights, 3, 0.0, 0.0, scratch) == 0
@@ -152,6 +160,7 @@ def test_choose_follows_the_cumulative_weights():
     assert kernels._choose(np.zeros(3), 3, 0.0, 0.5, scratch) == -1
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("n_active", [1, 7, 8, 9, 64, 301])
 def test_chunked_choose_equals_a_plain_cumulative_search(n_active):
     rng = np.random.default_rng(n_active)
@@ -165,6 +174,7 @@ def test_chunked_choose_equals_a_plain_cumulative_search(n_active):
         assert kernels._choose(weights, n_active, tail, u, scratch) == expected
 
 
+@pytest.mark.kernels
 def test_sweep_keeps_counts_and_cache_consistent():
     from shortclust.models.gsdmm import _SamplerState
 
@@ -252,6 +262,7 @@ def test_clone_and_params_follow_scikit_learn():
     assert copy.set_params(beta=0.3).beta == 0.3
 
 
+@pytest.mark.kernels
 def test_predict_proba_is_the_naive_bayes_form_of_eq4():
     X, _ = planted_corpus(seed=10)
     model = GSDMM(n_clusters=10, max_iter=5, random_state=0).fit(X)
@@ -316,12 +327,3 @@ def test_long_documents_of_20ng_stay_finite(data_dir):
     model = GSDMM(n_clusters=40, max_iter=2, random_state=0).fit(corpus)
     assert model.n_clusters_ >= 2
     assert np.all(np.isfinite(model.predict_proba(corpus.counts[:50])))
-
-
-def test_docstring_example_runs():
-    import doctest
-
-    from shortclust.models import gsdmm
-
-    result = doctest.testmod(gsdmm, raise_on_error=False)
-    assert result.attempted > 0 and result.failed == 0

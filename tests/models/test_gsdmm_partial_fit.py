@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.metrics import normalized_mutual_info_score
 
-import naive
-from naive_partial import NaivePartialGSDMM
+from tests.naive import gsdmm as naive
+from tests.naive.partial import NaivePartialGSDMM
 from shortclust.errors import ParameterError
 from shortclust.models.gsdmm import GSDMM
 
@@ -40,6 +40,7 @@ def batches_of(X, sizes):
 PARAMS = dict(n_clusters=12, alpha=0.1, beta=0.1, max_iter=4)
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("partial_iter", [0, 2])
 @pytest.mark.parametrize("binary", [False, True])
@@ -53,6 +54,7 @@ def test_partial_fit_matches_reference(seed, partial_iter, binary):
         np.testing.assert_array_equal(model.partial_fit(batch).labels_, expected)
 
 
+@pytest.mark.kernels
 def test_n_iter_overrides_partial_iter_as_in_the_reference():
     X, _ = topic_stream(seed=3)
     model = GSDMM(**PARAMS, partial_iter=1, random_state=5)

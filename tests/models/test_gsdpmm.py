@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import normalized_mutual_info_score
 
-import naive_gsdpmm
+from tests.naive import gsdpmm as naive_gsdpmm
 from shortclust.errors import ParameterError
 from shortclust.models import _gsdmm_kernels as gsdmm_kernels
 from shortclust.models import _gsdpmm_kernels as kernels
@@ -40,6 +40,7 @@ def assert_matches_reference(X, alpha, beta, max_iter, seed):
     return model
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("alpha, beta", [(0.1, 0.1), (0.1, 0.02), (2.0, 0.01)])
 def test_kernel_matches_reference(seed, alpha, beta):
@@ -47,6 +48,7 @@ def test_kernel_matches_reference(seed, alpha, beta):
     assert_matches_reference(X, alpha, beta, 4, seed)
 
 
+@pytest.mark.kernels
 def test_kernel_matches_reference_with_long_documents():
     # Up to 300 tokens: many rescaling blocks, where plain products would underflow.
     X, _ = planted_corpus(n_docs=30, words_per_topic=40, seed=3, max_len=300)
@@ -54,6 +56,7 @@ def test_kernel_matches_reference_with_long_documents():
         assert_matches_reference(X, alpha, 0.05, 4, seed)
 
 
+@pytest.mark.kernels
 def test_kernel_matches_reference_when_the_slots_must_grow():
     # 150 documents with words of their own open more clusters than the 64 first slots.
     X, _ = planted_corpus(n_docs=40, seed=4)
@@ -61,6 +64,7 @@ def test_kernel_matches_reference_when_the_slots_must_grow():
     assert model.n_clusters_init_ > 64 and model.n_clusters_ > 64
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("length", [16, 40])
 def test_tiny_beta_falls_back_to_logs_and_matches_the_reference(length):
     # With beta = 1e-30 a loner's products underflow to 0 for every candidate, the new
@@ -112,6 +116,7 @@ def reference_probabilities(doc, stats, alpha, beta, n_docs):
     return expected / expected.sum()
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("length", [0, 1, 15, 16, 17, 60, 400, 2000])
 @pytest.mark.parametrize("beta", [0.1, 0.001])
 def test_weights_follow_the_dp_conditionals_at_any_length(length, beta):
@@ -124,6 +129,7 @@ def test_weights_follow_the_dp_conditionals_at_any_length(length, beta):
                                rtol=1e-9, atol=1e-300)
 
 
+@pytest.mark.kernels
 def test_log_space_weights_follow_the_dp_conditionals():
     rng = np.random.default_rng(16)
     m_z, n_z, n_wz = stats = random_cluster_state(rng)
@@ -139,11 +145,13 @@ def test_log_space_weights_follow_the_dp_conditionals():
                                rtol=1e-9)
 
 
+@pytest.mark.kernels
 def test_free_slot_reuses_the_first_emptied_cluster():
     assert kernels._free_slot(np.array([3.0, 0.0, 1.0, 0.0]), 4) == 1
     assert kernels._free_slot(np.array([3.0, 2.0, 1.0, 0.0]), 3) == 3
 
 
+@pytest.mark.kernels
 def test_sweeps_keep_counts_and_cache_consistent():
     X, _ = planted_corpus(seed=5)
     X = with_loners(X, 70, 1).astype(np.int32)  # forces the slots to grow
@@ -220,6 +228,7 @@ def test_a_single_document_forms_one_cluster():
     assert model.labels_.tolist() == [0] and model.n_clusters_ == 1
 
 
+@pytest.mark.kernels
 def test_all_empty_documents_are_placed():
     X = sp.csr_matrix((5, 3), dtype=int)
     model = GSDPMM(max_iter=2, random_state=0).fit(X)
@@ -235,6 +244,7 @@ def test_clone_and_params_follow_scikit_learn():
     assert copy.set_params(beta=0.3).beta == 0.3
 
 
+@pytest.mark.kernels
 def test_predict_proba_is_the_existing_cluster_conditional():
     X, _ = planted_corpus(seed=10)
     model = GSDPMM(max_iter=5, random_state=0).fit(X)
@@ -286,12 +296,3 @@ def test_tweet_reaches_the_reported_nmi(data_dir):
               for s in range(20)]
     # Rakib et al. (Table 5) report GSDPMM's Tweet NMI as 0.861 +- 0.019 over 20 runs.
     assert np.mean(scores) >= 0.84
-
-
-def test_docstring_example_runs():
-    import doctest
-
-    from shortclust.models import gsdpmm
-
-    result = doctest.testmod(gsdpmm, raise_on_error=False)
-    assert result.attempted > 0 and result.failed == 0

@@ -8,8 +8,8 @@ from scipy.spatial.distance import pdist, squareform
 from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score
 
-from experiments.fake_estimators import write_config, write_corpus
-from naive_sparsify import knn_sparsify_naive, sd_sparsify_naive
+from tests.experiments.fake_estimators import write_config, write_corpus
+from tests.naive.sparsify import knn_sparsify_naive, sd_sparsify_naive
 from shortclust.config import load_config
 from shortclust.data import Corpus
 from shortclust.errors import ParameterError
@@ -127,6 +127,7 @@ def test_distances_are_one_minus_similarity_and_one_where_removed():
                                atol=1e-12)
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("sparsify", ["none", "knn", "sd"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_same_tree_as_scipy_on_the_reference_sparsified_matrix(sparsify, seed):

@@ -7,7 +7,7 @@ from scipy.stats import spearmanr
 from sklearn.base import clone
 from sklearn.ensemble import IsolationForest
 
-from experiments.fake_estimators import write_config, write_corpus
+from tests.experiments.fake_estimators import write_config, write_corpus
 from shortclust.config import load_config
 from shortclust.data import Corpus
 from shortclust.errors import ParameterError
@@ -442,6 +442,7 @@ def forest_scores(X, rows, n_trees=100, psi=None, bootstrap=False, seed=0):
     return out
 
 
+@pytest.mark.kernels
 def test_average_path_length_is_scikit_learns():
     from sklearn.ensemble._iforest import _average_path_length
 
@@ -450,6 +451,7 @@ def test_average_path_length_is_scikit_learns():
     assert [kernels.average_path_length(n) for n in sizes] == pytest.approx(expected)
 
 
+@pytest.mark.kernels
 def test_hand_computed_forests():
     # Two distinct rows: the root splits them, each leaf holds one: path 1, c(2) = 1.
     assert forest_scores([[0.0, 1.0], [1.0, 0.0]], [0, 1]).tolist() == [-0.5, -0.5]
@@ -457,6 +459,7 @@ def test_hand_computed_forests():
     assert forest_scores(np.ones((5, 3)), range(5)) == pytest.approx([-0.5] * 5)
 
 
+@pytest.mark.kernels
 def test_forest_scores_agree_with_scikit_learn_and_are_reproducible():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(80, 4))
@@ -502,10 +505,3 @@ def test_the_runner_gives_it_the_counts_beside_the_representation(tmp_path):
         corpus.tfidf(), counts=corpus.counts)
     assert [int(x) for x in labels] == expected.labels_.tolist()
     assert record["representation"]["name"] == "tfidf"
-
-
-def test_docstring_example_runs():
-    import doctest
-
-    result = doctest.testmod(ic, raise_on_error=False)
-    assert result.attempted >= 1 and result.failed == 0

@@ -8,7 +8,7 @@ from sklearn.cluster import KMeans as SklearnKMeans
 from sklearn.cluster import kmeans_plusplus
 from sklearn.metrics import adjusted_rand_score
 
-from experiments.fake_estimators import write_config, write_corpus
+from tests.experiments.fake_estimators import write_config, write_corpus
 from shortclust.config import load_config
 from shortclust.data import Corpus
 from shortclust.errors import ParameterError

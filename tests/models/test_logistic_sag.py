@@ -9,7 +9,7 @@ from sklearn.linear_model import LogisticRegression
 from shortclust.errors import ParameterError
 from shortclust.models import _logistic_kernels as kernels
 from shortclust.models._logistic import MultinomialLogisticSAG
-from tests.naive_logistic import naive_sag
+from tests.naive.logistic import naive_sag
 
 
 def _problem(seed, n=30, n_features=12, n_classes=4, density=0.3):
@@ -20,6 +20,7 @@ def _problem(seed, n=30, n_features=12, n_classes=4, density=0.3):
     return X, y
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("seed, C, fit_intercept, warm", [
     (0, 1.0, True, False),
     (1, 10.0, True, True),
@@ -46,6 +47,7 @@ def test_kernel_equals_the_dense_reference(seed, C, fit_intercept, warm):
     np.testing.assert_allclose(b, b_ref, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.kernels
 def test_reaches_scikit_learns_optimum_and_predictions():
     X, y = _problem(5, n=300, n_features=40, n_classes=5, density=0.15)
     ours = MultinomialLogisticSAG(C=1.0, tol=1e-9, max_iter=5000, random_state=0).fit(X, y)

@@ -6,8 +6,8 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score
 
-import naive_ncut
-from experiments.fake_estimators import LABELS, TEXTS
+from tests.naive import ncut as naive_ncut
+from tests.experiments.fake_estimators import LABELS, TEXTS
 from shortclust.data import Corpus
 from shortclust.errors import ParameterError
 from shortclust.models import get_model_class

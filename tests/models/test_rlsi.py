@@ -6,8 +6,8 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score
 
-from experiments.fake_estimators import write_config, write_corpus
-from naive_rlsi import (
+from tests.experiments.fake_estimators import write_config, write_corpus
+from tests.naive.rlsi import (
     naive_objective,
     naive_rlsi_fit,
     naive_update_u,

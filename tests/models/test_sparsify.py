@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from naive_sparsify import knn_sparsify_naive, row_statistics_naive, sd_sparsify_naive
+from tests.naive.sparsify import knn_sparsify_naive, row_statistics_naive, sd_sparsify_naive
 from shortclust.errors import ParameterError
 from shortclust.models import _sparsify
 from shortclust.models._sparsify import knn_sparsify, row_statistics, sd_budget, sd_sparsify
@@ -104,6 +104,7 @@ def test_sd_keeps_the_top_n_pairs_by_max_deviation():
     np.testing.assert_array_equal(sd_sparsify(SD4, 4).toarray(), np.eye(4))
 
 
+@pytest.mark.kernels
 def test_sd_ties_go_to_the_earlier_pair_in_row_major_order(small_blocks):
     # Every row holds {0.5, 0.25, 0.25, 0.5}: mu 0.375, sigma 0.125, a = +-1 exactly, so the
     # five neighbouring pairs tie at 1. N = floor(5 * 1.5 / 2) = 3 of them are kept: the
@@ -113,6 +114,7 @@ def test_sd_ties_go_to_the_earlier_pair_in_row_major_order(small_blocks):
     assert sd_sparsify_naive(S.tolist(), 2)[1] == {(0, 1), (0, 4), (1, 2)}
 
 
+@pytest.mark.kernels
 def test_sd_rows_without_spread_score_zero_instead_of_nan():
     S = SD4.copy()
     S[0, :] = 0.0  # sigma_0 = 0: a_0j = 0, so (0, 2) and (0, 3) now score 0
@@ -134,6 +136,7 @@ def test_float32_in_float32_out():
 
 # --- against the slow references --------------------------------------------------------------
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("n", [2, 3, 7, 23])
 @pytest.mark.parametrize("symmetric", [True, False])
@@ -160,6 +163,7 @@ def test_both_match_the_naive_references(seed, n, symmetric, small_blocks):
     np.testing.assert_allclose(std, ref_std, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("seed", range(6))
 def test_knn_matches_the_reference_on_heavy_ties(seed, small_blocks):
     rng = np.random.default_rng(seed)
@@ -168,6 +172,7 @@ def test_knn_matches_the_reference_on_heavy_ties(seed, small_blocks):
         assert pairs(knn_sparsify(S, k)) == knn_sparsify_naive(S.tolist(), k)[1]
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("seed", range(6))
 def test_sd_on_heavy_ties_keeps_n_pairs_none_beaten_by_a_dropped_one(seed, small_blocks):
     # Integer similarities tie a lot; rounding in mu and sigma may order mathematically
@@ -222,6 +227,7 @@ def test_a_single_text_and_sparse_input():
     assert pairs(knn_sparsify(sp.csr_matrix(S4), 1)) == {(0, 1), (2, 3), (1, 3)}
 
 
+@pytest.mark.kernels
 @pytest.mark.parametrize("guess", [np.inf, 2.0, 0.0, -np.inf])
 def test_sd_is_exact_whatever_the_sampled_cutoff(guess, monkeypatch):
     # The cut-off estimated from sampled rows only saves work: too high a guess (fewer than N

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import naive_ncut
+from tests.naive import ncut as naive_ncut
 from shortclust.models._term_weights import (
     binary_matrix,
     binary_weights,

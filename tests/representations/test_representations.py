@@ -146,7 +146,7 @@ def test_bad_representation_sections_are_one_line_config_errors(tmp_path, sectio
 
 
 def test_runner_fits_on_the_representation_and_records_it(tmp_path, monkeypatch):
-    from experiments.fake_estimators import register_fake_model
+    from tests.experiments.fake_estimators import register_fake_model
     from shortclust.experiments.runner import run_experiment
 
     fake = register_fake_model(monkeypatch)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from naive import _compact, _documents, _first_above, _move, gsdmm_log_weight
+from tests.naive.gsdmm import _compact, _documents, _first_above, _move, gsdmm_log_weight
 
 
 def gsdpmm_log_weights(doc, m, n, n_w, alpha, beta, n_words, n_docs):

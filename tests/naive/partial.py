@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-import naive
+from tests.naive import gsdmm as naive
 
 
 class NaivePartialGSDMM:

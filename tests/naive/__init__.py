@@ -1,0 +1,9 @@
+"""Slow, obvious reference implementations that the compiled kernels are tested against.
+
+One module per model family: :mod:`~tests.naive.gsdmm` (GSDMM's ``fit``),
+:mod:`~tests.naive.partial` (its ``partial_fit``), :mod:`~tests.naive.gsdpmm`,
+:mod:`~tests.naive.logistic` (multinomial SAG), :mod:`~tests.naive.sparsify` (the k-NN and
+SD sparsifiers), :mod:`~tests.naive.ncut` (Ncut-weighted NMF) and :mod:`~tests.naive.rlsi`.
+Written for clarity, not speed; each consumes the random generator exactly as its model
+does, so the same seed must give the same result.
+"""
