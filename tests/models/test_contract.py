@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_extraction.text import TfidfTransformer
 
-from experiments import fake_estimators as fakes
+from tests.experiments import fake_estimators as fakes
 from shortclust.config import ModelSpec, check_model_params
 from shortclust.data.corpus import count_matrix
 from shortclust.errors import ConfigError, ParameterError
