@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from shortclust.data.registry import dataset_present
 from shortclust.experiments.reproduce import markdown_table, provenance_line
 
 CONFIGS = Path("configs/papers/ic")
@@ -213,17 +214,6 @@ DATA_NOTES = {
 
 # --------------------------------------------------------------------------------------------
 # running
-
-
-def dataset_present(name: str, data_dir=None) -> bool:
-    """Whether a registered dataset's file is in the data directory (False if unregistered)."""
-    from shortclust.data.registry import find_dataset_file, get_info, resolve_data_dir
-    from shortclust.errors import ShortclustError
-
-    try:
-        return find_dataset_file(get_info(name), resolve_data_dir(data_dir)) is not None
-    except ShortclustError:
-        return False
 
 
 def present_datasets(job, datasets) -> list[str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from shortclust.data.registry import dataset_present
 from shortclust.experiments.reproduce import (
     markdown_table, mean_std, metric_values, provenance_line,
 )
@@ -92,8 +93,6 @@ def true_k(dataset: str, data_dir=None) -> int:
 
 
 def present(job, datasets) -> list[str]:
-    from shortclust.papers.ic import dataset_present
-
     return [d for d in datasets if dataset_present(d, job.data_dir)]
 
 
