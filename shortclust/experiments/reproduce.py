@@ -1,51 +1,26 @@
 """Paper reproductions: run each table's and figure's configs, then write reproduced beside reported.
 
-A paper module (``shortclust.papers.<name>``) lists its items (a table or a figure each, or a
-group sharing runs) as functions of a :class:`Reproduction`, which runs configs through the
-ordinary runner (records under ``runs/reproduce/<paper>/``, resumed across invocations) and
-writes Markdown, CSV and PNG under ``results/<paper>/``. Tables and figures are computed from
-the records of the seeds asked for, nothing else.
+A paper (``shortclust.papers.<name>``, see :mod:`shortclust.papers.registry`) lists its items
+(a table or a figure each, or a group sharing runs) as functions of a :class:`Reproduction`,
+which runs configs through the ordinary runner (records under ``runs/reproduce/<paper>/``,
+resumed across invocations) and writes Markdown, CSV and PNG under ``results/<paper>/``.
+Tables and figures are computed from the records of the seeds asked for, nothing else.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
 from shortclust.errors import ConfigError, DataError
 from shortclust.experiments.records import RecordStore, atomic_write_text
 
-#: paper name -> module defining ``ITEMS`` (an ordered dict of item name -> function).
-PAPERS = {"gsdmm": "shortclust.papers.gsdmm", "ic": "shortclust.papers.ic",
-          "ncut": "shortclust.papers.ncut"}
-
-
-def paper_names() -> list[str]:
-    """Papers with a reproduction, in the order ``reproduce all`` runs them."""
-    return list(PAPERS)
-
-
 #: Folder of ``results/<paper>/`` holding the archived run records (see Reproduction).
 RECORDS_DIR = "records"
-
-
-def paper_items(paper: str) -> dict[str, Callable]:
-    """The ``ITEMS`` of a paper module; ConfigError for an unknown paper."""
-    return _paper_module(paper).ITEMS
-
-
-def _paper_module(paper: str):
-    if paper not in PAPERS:
-        raise ConfigError(
-            f"no reproduction for paper '{paper}': choose one of {', '.join(paper_names())} or all"
-        )
-    return import_module(PAPERS[paper])
 
 
 @dataclass
@@ -67,8 +42,9 @@ class Reproduction:
         Dataset directory (default: ``$SHORTCLUST_DATA``).
     quiet : bool
         No progress output.
-    max_copies : int
-        Largest number of corpus copies a scaling table measures (the rest: not run).
+    options : dict
+        The paper's own options (declared by the paper, defaults filled in), e.g. GSDMM's
+        ``max_copies``.
     jobs : int
         Worker processes for the runs of :meth:`run`, :meth:`grid` and :meth:`sweep`
         (1: in this process; 0 or -1: every core). :meth:`stream` stays sequential.
@@ -92,7 +68,7 @@ class Reproduction:
     work_dir: Path = Path("runs/reproduce")
     data_dir: Any = None
     quiet: bool = False
-    max_copies: int = 256
+    options: dict = field(default_factory=dict)
     jobs: int = 1
     fit: bool = True
     archive: bool = True
@@ -280,55 +256,6 @@ def _of_seeds(records: list[dict], seeds: list[int]) -> list[dict]:
     return sorted(kept, key=lambda record: (record["seed"], str(record.get("run_id"))))
 
 
-def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None,
-              results_dir="results", work_dir="runs/reproduce", data_dir=None,
-              quiet: bool = False, max_copies: int = 256, jobs: int = 1,
-              fit: bool = True) -> Reproduction:
-    """Run a paper's items (all, or those named in ``only``) and write its results.
-
-    ``jobs`` worker processes fit each config's runs; ``fit=False`` only collects the runs
-    already recorded (see :class:`Reproduction`).
-
-    Raises
-    ------
-    ConfigError
-        Unknown paper or item; DataError / ParameterError from the runs themselves.
-    """
-    items = paper_items(paper)
-    chosen = _choose_items(paper, items, only)
-    job = Reproduction(paper, runs, Path(results_dir), Path(work_dir), data_dir, quiet,
-                       max_copies, jobs, fit)
-    for name in chosen:
-        started = time.perf_counter()
-        items[name](job)
-        job.say(f"{paper}: {name} done in {time.perf_counter() - started:.0f} s")
-    return job
-
-
-def _choose_items(paper: str, items: dict, only: list[str] | None) -> list[str]:
-    if not only:
-        return list(items)
-    unknown = [name for name in only if name not in items]
-    if unknown:
-        raise ConfigError(
-            f"paper '{paper}' has no item '{unknown[0]}': choose from {', '.join(items)}"
-        )
-    return [name for name in items if name in only]
-
-
-# --------------------------------------------------------------------------------------------
-# shared table formatting
-
-
-def mean_std(values, digits: int = 3) -> str:
-    """``mean ± std`` (sample std, ddof=1; 0 for one value) or ``n/a`` for no values."""
-    series = pd.Series(list(values), dtype=float).dropna()
-    if series.empty:
-        return "n/a"
-    std = series.std(ddof=1) if len(series) > 1 else 0.0
-    return f"{series.mean():.{digits}f} ± {std:.{digits}f}"
-
-
 def markdown_table(headers: list[str], rows: list[list[Any]]) -> str:
     """A Markdown table from header and row cells (``|`` escaped)."""
     def line(cells):
@@ -337,11 +264,24 @@ def markdown_table(headers: list[str], rows: list[list[Any]]) -> str:
     return "\n".join([line(headers), line(["---"] * len(headers))] + [line(r) for r in rows])
 
 
-def metric_values(records: list[dict], metric: str) -> list[float]:
-    """One metric of every record (``n_clusters`` and ``fit_seconds`` too)."""
-    if metric in ("n_clusters", "fit_seconds"):
-        return [r[metric] for r in records]
+#: Values a record holds beside its metrics (what the fit found and took).
+RECORD_VALUES = ("n_clusters", "n_iter", "fit_seconds")
+
+
+def metric_values(records: list[dict], metric: str) -> list[float | None]:
+    """One metric of every record, in order (None where a record lacks it).
+
+    ``metric`` may also be one of :data:`RECORD_VALUES`. Give the records in a fixed order
+    (by seed, as :meth:`Reproduction.run` returns them): means depend on it in the last digit.
+    """
+    if metric in RECORD_VALUES:
+        return [r.get(metric) for r in records]
     return [(r.get("metrics") or {}).get(metric) for r in records]
+
+
+def counts_text(counts) -> str:
+    """Distinct run counts, smallest first: ``20``, or ``2/20`` while runs are missing."""
+    return "/".join(str(count) for count in sorted({int(count) for count in counts}))
 
 
 def provenance_line(job: Reproduction, extra: str = "") -> str:
