@@ -210,12 +210,15 @@ def reproduce(
         None, "--only", metavar="ITEM,...",
         help="Reproduce only these items (e.g. table2,beta); default: every item.",
     ),
-    results: Path = typer.Option(
-        Path("results"), "--results", help="Where tables and figures go (<results>/<paper>/)."
+    results: Optional[Path] = typer.Option(
+        None, "--results",
+        help="Where tables and figures go (<results>/<paper>/; default: results/ of the "
+             "checkout, wherever the command runs).",
     ),
-    work_dir: Path = typer.Option(
-        Path("runs/reproduce"), "--work-dir",
-        help="Where run records go; finished runs there are reused.",
+    work_dir: Optional[Path] = typer.Option(
+        None, "--work-dir",
+        help="Where run records go; finished runs there are reused (default: "
+             "runs/reproduce/ of the checkout).",
     ),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
     quiet: bool = typer.Option(False, "--quiet", help="No progress output."),
@@ -248,7 +251,8 @@ def reproduce(
                            "command to continue", err=True)
                 raise typer.Exit(exc.exit_code) from None
             if not quiet:
-                typer.echo(f"{name}: wrote {len(job.written)} files under {results / name}")
+                typer.echo(f"{name}: wrote {len(job.written)} files under "
+                           f"{job.results_dir / name}")
 
 
 @data_app.command("list")

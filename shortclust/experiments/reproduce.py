@@ -5,6 +5,8 @@ A paper (``shortclust.papers.<name>``, see :mod:`shortclust.papers.registry`) li
 which runs configs through the ordinary runner (records under ``runs/reproduce/<paper>/``,
 resumed across invocations) and writes Markdown, CSV and PNG under ``results/<paper>/``.
 Tables and figures are computed from the records of the seeds asked for, nothing else.
+Config paths, and the default results and work directories, are relative to the project
+checkout (:func:`project_root`), so a reproduction runs from any working directory.
 """
 
 from __future__ import annotations
@@ -21,6 +23,27 @@ from shortclust.experiments.records import RecordStore, atomic_write_text
 
 #: Folder of ``results/<paper>/`` holding the archived run records (see Reproduction).
 RECORDS_DIR = "records"
+#: Where, in the project checkout, the configs of the papers are (their presence marks it).
+PAPER_CONFIGS = Path("configs/papers")
+
+
+def project_root() -> Path:
+    """The checkout this package runs from: the folder holding ``configs/papers``.
+
+    Raises
+    ------
+    ConfigError
+        The package is installed outside a checkout (no configs beside it).
+    """
+    import shortclust
+
+    root = Path(shortclust.__file__).resolve().parents[1]
+    if not (root / PAPER_CONFIGS).is_dir():
+        raise ConfigError(
+            f"no {PAPER_CONFIGS}/ beside the shortclust package in {root}: reproductions "
+            "run from a checkout of the repository (pip install -e .)"
+        )
+    return root
 
 
 @dataclass
@@ -34,10 +57,12 @@ class Reproduction:
     runs : int or None
         Seeds ``0..runs-1`` for every config; ``None`` keeps each config's own count
         (the paper's).
-    results_dir : Path
-        ``results/<paper>``: the committed tables and figures.
-    work_dir : Path
-        ``runs/reproduce/<paper>``: records and labels of every run (resumable).
+    results_dir : Path, optional
+        Parent of ``<paper>/``, the committed tables and figures (default: ``results/`` of
+        the project checkout; a relative path is relative to the working directory).
+    work_dir : Path, optional
+        Parent of ``<paper>/``, records and labels of every run, resumable (default:
+        ``runs/reproduce/`` of the project checkout).
     data_dir : path or None
         Dataset directory (default: ``$SHORTCLUST_DATA``).
     quiet : bool
@@ -60,34 +85,64 @@ class Reproduction:
         accumulates, and the committed tables can be rebuilt from the committed records
         (``fit=False``). Tables must therefore be computed from records alone, never
         from stored labels.
+    project : Path, optional
+        The checkout that relative config paths are read from (default:
+        :func:`project_root`, looked up when first needed).
     """
 
     paper: str
     runs: int | None = None
-    results_dir: Path = Path("results")
-    work_dir: Path = Path("runs/reproduce")
+    results_dir: Path | None = None
+    work_dir: Path | None = None
     data_dir: Any = None
     quiet: bool = False
     options: dict = field(default_factory=dict)
     jobs: int = 1
     fit: bool = True
     archive: bool = True
+    project: Path | None = None
     written: list[Path] = field(default_factory=list)
     #: Runs fitted (not reused from earlier invocations) by this job so far.
     fitted: int = 0
 
+    def __post_init__(self):
+        self.results_dir = Path(self.results_dir if self.results_dir is not None
+                                else self.project_path("results"))
+        self.work_dir = Path(self.work_dir if self.work_dir is not None
+                             else self.project_path("runs/reproduce"))
+
+    def project_path(self, path) -> Path:
+        """``path`` in the project checkout (an absolute path stays as it is)."""
+        path = Path(path)
+        if path.is_absolute():
+            return path
+        if self.project is None:
+            self.project = project_root()
+        return self.project / path
+
     def config(self, path, dataset: str | None = None, overrides=()):
         """Load a config, with ``--runs``, ``dataset`` and ``overrides`` applied in that order.
 
-        An item's own overrides come last and win: ``seeds=[0]`` runs a deterministic
-        clusterer once whatever ``--runs`` says.
+        ``path`` is relative to the project checkout. An item's own overrides come last
+        and win: ``seeds=[0]`` runs a deterministic clusterer once whatever ``--runs`` says.
         """
         from shortclust.config import load_config
 
         changes = [] if self.runs is None else [f"runs={self.runs}"]
         if dataset is not None:
             changes.append(f"dataset={dataset}")
-        return load_config(path, changes + list(overrides))
+        return load_config(self.project_path(path), changes + list(overrides))
+
+    def shown_work_dir(self) -> Path:
+        """The work directory as results files name it: relative to the checkout if in it.
+
+        The default work directory then reads ``runs/reproduce`` wherever the command ran,
+        so committed files do not carry a machine's paths.
+        """
+        try:
+            return self.work_dir.relative_to(self.project_path("."))
+        except (ValueError, ConfigError):  # elsewhere, or no checkout: as given
+            return self.work_dir
 
     def run(self, path, tag: str, dataset: str | None = None, overrides=()) -> list[dict]:
         """Run a config (resuming) and return the records of its seeds."""
@@ -293,5 +348,6 @@ def provenance_line(job: Reproduction, extra: str = "") -> str:
     runs = "each config's own run count" if job.runs is None else f"--runs {job.runs}"
     text = (f"Generated by `shortclust reproduce {job.paper}` ({runs}); numbers are "
             "mean ± sample std over runs with seeds 0..N-1; the records under "
-            f"`{job.work_dir}/{job.paper}/` carry each run's commit, versions and checksum.")
+            f"`{job.shown_work_dir()}/{job.paper}/` carry each run's commit, versions and "
+            "checksum.")
     return text + (" " + extra if extra else "")

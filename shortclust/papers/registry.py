@@ -13,7 +13,6 @@ import pkgutil
 import time
 from dataclasses import dataclass, field
 from importlib import import_module
-from pathlib import Path
 from typing import Any, Callable
 
 from shortclust.errors import ConfigError
@@ -153,8 +152,7 @@ def get_paper(name: str) -> Paper:
 
 
 def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None,
-              results_dir="results", work_dir="runs/reproduce", data_dir=None,
-              quiet: bool = False,
+              results_dir=None, work_dir=None, data_dir=None, quiet: bool = False,
               jobs: int = 1, fit: bool = True, options: dict[str, Any] | None = None):
     """Run a paper's items (all, or those named in ``only``) and write its results.
 
@@ -166,8 +164,8 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
         Seeds ``0..runs-1`` for every config (default: the paper's own counts).
     only : list of str, optional
         Item names; default every item.
-    results_dir, work_dir : path
-        Parents of the paper's results and run records.
+    results_dir, work_dir : path, optional
+        Default: ``results/`` and ``runs/reproduce/`` of the project checkout.
     data_dir : path, optional
         Dataset directory (default: ``$SHORTCLUST_DATA``).
     quiet : bool
@@ -194,7 +192,7 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
 
     declared = get_paper(paper)
     chosen = declared.choose_items(only)
-    job = Reproduction(paper, runs=runs, results_dir=Path(results_dir), work_dir=Path(work_dir),
+    job = Reproduction(paper, runs=runs, results_dir=results_dir, work_dir=work_dir,
                        data_dir=data_dir, quiet=quiet, jobs=jobs, fit=fit,
                        options=declared.resolve_options(options))
     for name in chosen:

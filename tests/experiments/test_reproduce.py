@@ -1,7 +1,10 @@
 """The reproduction harness with a fake paper, the paper registry and the GSDMM paper's bookkeeping."""
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -9,10 +12,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+import shortclust.experiments.reproduce as reproduce_module
 from experiments import fake_paper
 from shortclust.cli import app
 from shortclust.errors import ConfigError, DataError
-from shortclust.experiments.reproduce import Reproduction
+from shortclust.experiments.reproduce import Reproduction, project_root
 from shortclust.papers import registry
 from shortclust.papers.registry import get_paper, paper_names, registered, reproduce
 
@@ -170,6 +174,73 @@ def test_options_given_to_the_function_are_checked_and_completed(paper, tmp_path
     assert get_paper("ic").resolve_options() == {}
 
 
+# --- the project checkout: from any working directory -------------------------------------------
+
+
+def test_configs_and_default_directories_are_the_checkouts(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # somewhere else
+    job = Reproduction("gsdmm", runs=2)
+    assert project_root() == REPO
+    assert job.results_dir == REPO / "results" and job.work_dir == REPO / "runs" / "reproduce"
+    config = job.config("configs/papers/gsdmm/gsdmm.yaml", "Tweet")
+    assert config.name == "gsdmm_paper_gsdmm" and config.runs == 2
+    assert job.project_path("benchmarks/bench_scaling.py").is_file()
+    assert str(job.shown_work_dir()) == "runs/reproduce"  # footers name no machine's path
+    explicit = Reproduction("gsdmm", results_dir=Path("r"), work_dir=Path("w"))
+    assert explicit.results_dir == Path("r")  # relative to the working directory
+    assert str(explicit.shown_work_dir()) == "w"
+
+
+def test_outside_a_checkout_is_a_one_line_config_error(monkeypatch, tmp_path):
+    import shortclust
+
+    monkeypatch.setattr(shortclust, "__file__", str(tmp_path / "site" / "shortclust" /
+                                                    "__init__.py"))
+    with pytest.raises(ConfigError) as error:
+        project_root()
+    assert "\n" not in str(error.value)
+    assert str(error.value).startswith("no configs/papers/ beside the shortclust package in ")
+    with pytest.raises(ConfigError):
+        Reproduction("gsdmm")  # the default results/ cannot be found either
+
+
+def test_a_fake_paper_with_relative_configs_runs_from_another_directory(
+        monkeypatch, tmp_path, config_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "configs" / "papers" / "fake").mkdir(parents=True)
+    shutil.copy(config_path, checkout / "configs" / "papers" / "fake" / "fake.yaml")
+    monkeypatch.setattr(reproduce_module, "project_root", lambda: checkout)
+    monkeypatch.setitem(registered(), "fake", fake_paper.PAPER)
+    monkeypatch.setattr(fake_paper, "CONFIG", "configs/papers/fake/fake.yaml")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = invoke("reproduce", "fake", "--only", "table", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "| 3 |" in (checkout / "results" / "fake" / "table.md").read_text()
+    assert (checkout / "runs" / "reproduce" / "fake" / "table_runs").is_dir()
+    assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.environ.get("SHORTCLUST_DATA"), reason="needs the shared datasets")
+def test_ic_quick_check_regenerates_from_its_records_in_another_directory(tmp_path):
+    """The committed hac_sd_ic table, rebuilt by the command line run from elsewhere."""
+    records = tmp_path / "r" / "ic" / "records"
+    records.mkdir(parents=True)
+    for archive in (REPO / "results" / "ic" / "records").glob("hac_sd_*.json"):
+        shutil.copy(archive, records)
+    command = [sys.executable, "-m", "shortclust", "reproduce", "ic", "--only", "hac_sd_ic",
+               "--no-fit", "--quiet", "--results", "r", "--work-dir", "w"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    ours = (tmp_path / "r" / "ic" / "hac_sd_ic.md").read_text().splitlines()
+    committed = (REPO / "results" / "ic" / "hac_sd_ic.md").read_text().splitlines()
+    assert ours[:-1] == committed[:-1]  # the footer names the work directory, here `w/ic/`
+    assert "the records under `w/ic/`" in ours[-1]
+    assert (tmp_path / "w" / "ic").is_dir()  # --work-dir is relative to the working directory
+
+
 # --- the GSDMM paper's transcriptions and checks ---------------------------------------------
 
 
@@ -222,6 +293,8 @@ def test_gsdmm_sweep_outputs_from_tables(tmp_path):
     assert "Runs per value: 2." in text
     for name in ("figure9.png", "figure10.png", "beta.csv"):
         assert (tmp_path / "gsdmm" / name).stat().st_size > 0
+    assert not any(c.startswith("fit_seconds") for c in pd.read_csv(tmp_path / "gsdmm" /
+                                                                     "beta.csv").columns)
 
 
 def test_gsdmm_table3_reads_measurements_and_marks_the_rest_not_run(tmp_path):

@@ -17,7 +17,7 @@ from shortclust.experiments.reproduce import RECORDS_DIR
 
 #: The models Table 3 measures (DMAFP is not in scope).
 SCALING_MODELS = ["gsdmm", "kmeans", "minibatch_kmeans"]
-#: The benchmark script.
+#: The benchmark script, in the project checkout.
 BENCH_SCALING = Path("benchmarks/bench_scaling.py")
 #: The archived measurements, in ``results/<paper>/records/``.
 SCALING_ARCHIVE = "scaling.json"
@@ -65,12 +65,12 @@ def archive_measurements(job) -> None:
 
 
 def run_benchmark(job, path: Path, model: str, copies: list[int]) -> None:
-    """Run the scaling benchmark on ``copies``, appending to ``path``."""
+    """Run the scaling benchmark of the checkout on ``copies``, appending to ``path``."""
     import subprocess
     import sys
 
-    command = [sys.executable, str(BENCH_SCALING), "--models", model, "--copies",
-               ",".join(map(str, copies)), "--output", str(path)]
+    command = [sys.executable, str(job.project_path(BENCH_SCALING)), "--models", model,
+               "--copies", ",".join(map(str, copies)), "--output", str(path)]
     if job.data_dir is not None:
         command += ["--data-dir", str(job.data_dir)]
     path.parent.mkdir(parents=True, exist_ok=True)
