@@ -211,6 +211,16 @@ def test_table_csv_holds_marks_tests_and_the_papers_numbers():
     assert set(nmi["metric"]) == {"nmi"}
 
 
+def test_tables_carry_no_fit_times():
+    # Fit times change when the same runs are fitted again; they belong in timing.md only.
+    table = tables.build_table("table4", {"Tweet": synthetic_dataset()})
+    assert not [c for c in table.frame.columns if "seconds" in c]
+    assert "Fitting behind" not in table.markdown and " min" not in table.markdown
+    assert "Time taken: `timing.md`." in table.markdown
+    grid = figures.grid_frame({(0.5, 0.5): full_records([70.0], [60.0])}, "P1")
+    assert not [c for c in grid.columns if "seconds" in c]
+
+
 def test_nmi_table_has_no_purity_column_and_an_effect_table():
     text = tables.build_table("table3", {"StackOverflow": synthetic_dataset()}).markdown
     assert "purity" not in text.splitlines()[2]

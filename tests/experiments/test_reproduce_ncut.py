@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from shortclust.experiments.reproduce import Reproduction
 from shortclust.models import get_model_class
-from shortclust.papers.ncut import plan, reported, tables
+from shortclust.papers.ncut import plan, reported, tables, timing
 from shortclust.papers.registry import get_paper
 
 REPO = Path(__file__).resolve().parents[2]
@@ -187,3 +187,32 @@ def test_cells_without_runs_are_not_compared():
     assert checks.loc["A", "comparisons"] == full - full // 4
     assert checks.loc["A", "holds"]
 
+
+def test_true_k_table_carries_no_fit_times(tmp_path):
+    records = [{"seed": s, "metrics": {"purity": 0.5 + s / 10, "nmi": 0.4, "ari": 0.3},
+                "fit_seconds": 1.0 + s} for s in range(3)]
+    job = Reproduction("ncut", runs=3, results_dir=tmp_path, work_dir=tmp_path / "w",
+                       quiet=True)
+    tables.write_true_k(job, {("A", 4): {m: records for m in reported.METHODS}}, ["B"])
+    frame = pd.read_csv(tmp_path / "ncut" / "true_k.csv")
+    assert set(frame["metric"]) == set(reported.METRICS)  # no fit_seconds rows
+    text = (tmp_path / "ncut" / "true_k.md").read_text()
+    assert "| A | 4 | Purity | 0.600 ± 0.100 |" in text and "Not present: B." in text
+
+
+def test_fit_times_go_to_the_timing_file_one_item_at_a_time(tmp_path):
+    job = Reproduction("ncut", runs=2, results_dir=tmp_path, work_dir=tmp_path / "w",
+                       quiet=True)
+    runs = [{"seed": 0, "fit_seconds": 2.0}, {"seed": 1, "fit_seconds": 4.0}]
+    order = list(plan.ITEMS)
+    timing.record_fit_times(job, "true_k", [timing.fit_time_row("true_k", "A", "NMF+nc", runs)],
+                            order)
+    timing.record_fit_times(job, "figure3", [timing.fit_time_row("figure3", "A", "NMF+nc",
+                                                                 runs[:1])], order)
+    timing.record_fit_times(job, "true_k", [timing.fit_time_row("true_k", "A", "NMF+nc",
+                                                                runs[1:])], order)  # again
+    frame = pd.read_csv(tmp_path / "ncut" / "timing.csv")
+    assert list(frame["item"]) == ["figure3", "true_k"]  # the items' order, one row each
+    assert frame.set_index("item").loc["true_k", ["runs", "fit_seconds_sum"]].tolist() == [1, 4.0]
+    text = (tmp_path / "ncut" / "timing.md").read_text()
+    assert "| figure3 | A | NMF+nc | 1 | 2.00 ± 0.00 | 0.0 |" in text

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from shortclust.evaluation.stats import format_mean_std, mean, mean_std
-from shortclust.experiments.reproduce import (
-    counts_text, markdown_table, metric_values, provenance_line,
-)
+from shortclust.evaluation.stats import format_mean_std, mean_std
+from shortclust.experiments.reproduce import counts_text, markdown_table, provenance_line
 from shortclust.papers.ic.reported import DATASETS, FIGURE_PAPER
 from shortclust.papers.ic.settings import FIGURE_RUNS
 from shortclust.papers.ic.significance import values_of
@@ -25,7 +23,6 @@ def grid_frame(grouped: dict, x: str) -> pd.DataFrame:
         for metric in ("acc", "purity", "nmi"):
             row[f"{metric}_mean"], row[f"{metric}_std"] = mean_std(
                 values_of(records, metric).values())
-        row["fit_seconds_mean"] = mean(metric_values(records, "fit_seconds"))
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -156,7 +156,6 @@ def _csv_row(dataset, row, metric, results, reported, marks, tests) -> dict:
         "best_diff": vs_best.diff if vs_best else None,
         "best_p": vs_best.p if vs_best else None,
         "n_iter_mean": mean_iterations(results.get(row, [])),
-        "fit_seconds_mean": mean(metric_values(results.get(row, []), "fit_seconds")),
     }
 
 
@@ -225,22 +224,20 @@ def _gap_lines(results_by_dataset, datasets, metric) -> list[str]:
 def run_count_line(results_by_dataset, present) -> str:
     """Runs per cell, per dataset when they differ (a reproduction still under way, or a
     ``--no-fit`` regeneration from the runs recorded so far)."""
-    per_dataset, seconds = {}, 0.0
+    per_dataset = {}
     for dataset in present:
         counts = set()
         for row, records in results_by_dataset[dataset].items():
             if row not in DETERMINISTIC:
                 counts.add(len(records))
-            seconds += sum(r.get("fit_seconds") or 0.0 for r in records)
         per_dataset[DATASETS[dataset][0]] = counts_text(counts) or "0"
     if len(set(per_dataset.values())) <= 1:
         runs = next(iter(per_dataset.values()), "0")
     else:
         runs = "; ".join(f"{name} {count}" for name, count in per_dataset.items())
+    # No fit times here: they change when the same runs are fitted again (see timing.md).
     return (f"Runs per cell: {runs} ({', '.join(DETERMINISTIC)}: one run, "
-            "deterministic; the others one run per seed). Fitting behind this file: "
-            f"{seconds / 60:.1f} min (sum of the recorded fit times; shared with the other "
-            "table of the same datasets; see `timing.md` for wall times).")
+            "deterministic; the others one run per seed). Time taken: `timing.md`.")
 
 
 #: The quick check: HAC_SD_IC within this many ACC points of the paper.

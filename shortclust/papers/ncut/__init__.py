@@ -2,7 +2,7 @@
 
 Each item runs the configs under ``configs/papers/ncut/`` and writes ``results/ncut/``:
 :mod:`.reported` holds the paper's numbers, :mod:`.plan` the items and what they run,
-:mod:`.tables` and :mod:`.figures` what they write.
+:mod:`.tables` and :mod:`.figures` what they write, :mod:`.timing` the runs' fit times.
 """
 
 from shortclust.papers.ncut.plan import ITEMS

@@ -16,6 +16,7 @@ import pandas as pd
 from shortclust.data.registry import dataset_present
 from shortclust.papers.ncut import tables
 from shortclust.papers.ncut.reported import METHODS
+from shortclust.papers.ncut.timing import fit_time_row, record_fit_times
 
 CONFIGS = Path("configs/papers/ncut")
 #: Each of the paper's methods -> its config (``CONFIGS/<name>.yaml``), also its tags' stem.
@@ -52,6 +53,13 @@ def present(job, datasets) -> list[str]:
     return [d for d in datasets if dataset_present(d, job.data_dir)]
 
 
+def _fit_times(job, item: str, results: dict[tuple[str, str], list[dict]]) -> None:
+    """Report the fit times of ``{(dataset, method): records}`` in ``timing.md``."""
+    rows = [fit_time_row(item, dataset, method, records)
+            for (dataset, method), records in results.items()]
+    record_fit_times(job, item, rows, list(ITEMS))
+
+
 # --------------------------------------------------------------------------------------------
 # items
 
@@ -77,22 +85,25 @@ def table3(job) -> None:
                                ["model.params.n_clusters=15", "seeds=[0]", "top_words=5"])
                for method, config in METHOD_CONFIGS.items()}
     tables.write_table3(job, results)
+    _fit_times(job, "table3", {("Tweet", m): records for m, records in results.items()})
 
 
 def figure3(job) -> None:
     """Figure 3: the six methods against K on SearchSnippets, StackOverflow, AgNews-8000."""
     datasets = present(job, FIGURE_SETS)
-    rows = []
+    rows, runs = [], {}
     for dataset in datasets:
         for method, config in METHOD_CONFIGS.items():
             records = job.grid(config_path(method), f"{config}_{dataset}_k",
                                [{"n_clusters": k} for k in K_GRID], dataset)
+            runs[(dataset, method)] = records
             for k in K_GRID:
                 chosen = [r for r in records if r["params"]["n_clusters"] == k]
                 rows += tables.stat_rows(method, chosen, dataset=dataset, K=k)
     tables.write_figure3(job, pd.DataFrame(rows), K_GRID,
                          {dataset: true_k(dataset, job.data_dir) for dataset in datasets},
                          [d for d in FIGURE_SETS if d not in datasets])
+    _fit_times(job, "figure3", runs)
 
 
 def true_k_table(job) -> None:
@@ -106,21 +117,26 @@ def true_k_table(job) -> None:
                             [f"model.params.n_clusters={k}"])
             for method, config in METHOD_CONFIGS.items()}
     tables.write_true_k(job, results, [d for d in TRUE_K_SETS if d not in datasets])
+    _fit_times(job, "true_k", {(dataset, method): records
+                               for (dataset, _), by_method in results.items()
+                               for method, records in by_method.items()})
 
 
 def lambda_sweep(job) -> None:
     """NMF+nc at the true K with lambda in [0.1, 10] (the paper: results change slightly)."""
-    rows = []
+    rows, runs = [], {}
     for dataset in present(job, FIGURE_SETS):
         k = true_k(dataset, job.data_dir)
         records = job.grid(config_path("NMF+nc"), f"nmf_nc_{dataset}_lambda",
                            [{"lam": v} for v in LAMBDAS], dataset,
                            [f"model.params.n_clusters={k}"])
+        runs[(dataset, "NMF+nc")] = records
         for lam in LAMBDAS:
             chosen = [r for r in records if float(r["params"]["lam"]) == lam]
             rows += [{**row, "lam": lam}
                      for row in tables.stat_rows("NMF+nc", chosen, dataset=dataset, K=k)]
     tables.write_lambda(job, pd.DataFrame(rows), LAMBDAS)
+    _fit_times(job, "lambda", runs)
 
 
 ITEMS = {
