@@ -158,8 +158,10 @@ def summarize_groups(frame: pd.DataFrame, by, columns: list[str],
     Examples
     --------
     >>> frame = pd.DataFrame({"k": [2, 2, 3], "nmi": [0.5, 0.7, 0.9]})
-    >>> summarize_groups(frame, "k", ["nmi"]).round(4).to_dict("records")
-    [{'k': 2, 'runs': 2, 'nmi_mean': 0.6, 'nmi_std': 0.1414}, {'k': 3, 'runs': 1, 'nmi_mean': 0.9, 'nmi_std': 0.0}]
+    >>> print(summarize_groups(frame, "k", ["nmi"]).round(4).to_string(index=False))
+     k  runs  nmi_mean  nmi_std
+     2     2       0.6   0.1414
+     3     1       0.9   0.0000
     """
     groups = frame.groupby(by, sort=sort, dropna=False)
     table = groups.size().rename("runs").to_frame()

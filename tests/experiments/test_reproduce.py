@@ -1,4 +1,4 @@
-"""The reproduction harness with a fake paper, the paper registry and the GSDMM paper's bookkeeping."""
+"""The reproduction harness with a fake paper, the paper registry, GSDMM's bookkeeping."""
 
 import json
 import os
