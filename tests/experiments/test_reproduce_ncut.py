@@ -215,4 +215,4 @@ def test_fit_times_go_to_the_timing_file_one_item_at_a_time(tmp_path):
     assert list(frame["item"]) == ["figure3", "true_k"]  # the items' order, one row each
     assert frame.set_index("item").loc["true_k", ["runs", "fit_seconds_sum"]].tolist() == [1, 4.0]
     text = (tmp_path / "ncut" / "timing.md").read_text()
-    assert "| figure3 | A | NMF+nc | 1 | 2.00 ± 0.00 | 0.0 |" in text
+    assert "| figure3 | A | NMF+nc | 1 | 2.00 ± 0.00 | 2.0 |" in text
