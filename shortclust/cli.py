@@ -174,9 +174,30 @@ def sweep(
             raise typer.Exit(exc.exit_code) from None
 
 
-@app.command()
+class _ReproduceCommand(typer.core.TyperCommand):
+    """The ``reproduce`` command: its help ends with the registered papers, read when shown.
+
+    Reading the registry imports every paper, so it happens only when this help is printed,
+    not whenever the command line starts.
+    """
+
+    @property
+    def epilog(self) -> str:
+        from shortclust.papers.registry import describe_papers
+
+        return ("Papers, their items and their own options (given after PAPER, e.g. "
+                "`shortclust reproduce gsdmm --max-copies 16`):\n\n" + describe_papers())
+
+    @epilog.setter
+    def epilog(self, value) -> None:
+        pass  # click sets it from the decorator; the property computes it instead
+
+
+@app.command(cls=_ReproduceCommand,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def reproduce(
-    paper: str = typer.Argument(..., help="Paper to reproduce (gsdmm, ic, ncut) or 'all'."),
+    ctx: typer.Context,
+    paper: str = typer.Argument(..., help="Paper to reproduce (listed below) or 'all'."),
     runs: Optional[int] = typer.Option(
         None, "--runs", min=1,
         help="Seeds 0..N-1 for every config (default: the paper's run counts).",
@@ -185,16 +206,15 @@ def reproduce(
         None, "--only", metavar="ITEM,...",
         help="Reproduce only these items (e.g. table2,beta); default: every item.",
     ),
-    results: Path = typer.Option(
-        Path("results"), "--results", help="Where tables and figures go (<results>/<paper>/)."
+    results: Optional[Path] = typer.Option(
+        None, "--results",
+        help="Where tables and figures go (<results>/<paper>/; default: results/ of the "
+             "checkout, wherever the command runs).",
     ),
-    work_dir: Path = typer.Option(
-        Path("runs/reproduce"), "--work-dir",
-        help="Where run records go; finished runs there are reused.",
-    ),
-    max_copies: int = typer.Option(
-        256, "--max-copies", min=1,
-        help="Largest corpus copy count measured by scaling tables (e.g. 16 for a quick check).",
+    work_dir: Optional[Path] = typer.Option(
+        None, "--work-dir",
+        help="Where run records go; finished runs there are reused (default: "
+             "runs/reproduce/ of the checkout).",
     ),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
     quiet: bool = typer.Option(False, "--quiet", help="No progress output."),
@@ -207,27 +227,28 @@ def reproduce(
 ) -> None:
     """Regenerate a paper's tables and figures, reproduced numbers beside the reported ones."""
     with _user_errors():
-        from shortclust.experiments.reproduce import paper_items, paper_names
-        from shortclust.experiments.reproduce import reproduce as reproduce_paper
         from shortclust.experiments.runner import ExperimentInterrupted
+        from shortclust.papers import registry
 
-        papers = paper_names() if paper == "all" else [paper]
+        names = registry.paper_names() if paper == "all" else [paper]
+        # An unknown paper or a bad paper option fails before any run.
+        options = registry.parse_paper_options([registry.get_paper(n) for n in names],
+                                               ctx.args)
         items = [part.strip() for part in only.split(",") if part.strip()] if only else None
-        for name in papers:
-            paper_items(name)  # an unknown paper fails before any run
         _say_jobs(jobs, quiet)
-        for name in papers:
+        for name in names:
             try:
-                job = reproduce_paper(name, runs=runs, only=items, results_dir=results,
-                                      work_dir=work_dir, data_dir=data_dir, quiet=quiet,
-                                      max_copies=max_copies, jobs=jobs, fit=not no_fit)
+                job = registry.reproduce(name, runs=runs, only=items, results_dir=results,
+                                         work_dir=work_dir, data_dir=data_dir, quiet=quiet,
+                                         jobs=jobs, fit=not no_fit, options=options[name])
             except ExperimentInterrupted as exc:
                 typer.echo(f"{name}: interrupted after {exc.n_done} of {exc.n_total} runs of "
                            "the current config (finished runs are kept); rerun the same "
                            "command to continue", err=True)
                 raise typer.Exit(exc.exit_code) from None
             if not quiet:
-                typer.echo(f"{name}: wrote {len(job.written)} files under {results / name}")
+                typer.echo(f"{name}: wrote {len(job.written)} files under "
+                           f"{job.results_dir / name}")
 
 
 @data_app.command("list")

@@ -296,8 +296,8 @@ def test_shipped_gsdmm_config_on_the_real_tweet_set(tmp_path, data_dir):
 
 
 def test_jobs_option_reaches_run_sweep_and_reproduce(config_path, output_dir, monkeypatch):
-    import shortclust.experiments.reproduce as reproduce_module
     import shortclust.experiments.runner as runner
+    import shortclust.papers.registry as registry
     import shortclust.experiments.sweep as sweep_module
 
     seen = {}
@@ -309,12 +309,13 @@ def test_jobs_option_reaches_run_sweep_and_reproduce(config_path, output_dir, mo
 
     class Job:
         written = []
+        results_dir = output_dir
 
     def fake_reproduce(name, **options):
         seen.setdefault("reproduce", options["jobs"])
         return Job()
 
-    monkeypatch.setattr(reproduce_module, "reproduce", fake_reproduce)
+    monkeypatch.setattr(registry, "reproduce", fake_reproduce)
     assert invoke("run", config_path, "--jobs", 2, "--quiet").exit_code == 0
     assert invoke("sweep", config_path, "--param", "alpha", "--values", "0.1,0.2",
                   "-j", 3, "--quiet").exit_code == 0

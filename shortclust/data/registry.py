@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from shortclust.errors import DataError
+from shortclust.errors import DataError, ShortclustError
 
 __all__ = [
     "DatasetInfo",
@@ -235,6 +235,18 @@ def find_dataset_file(info: DatasetInfo, directory: str | os.PathLike) -> Path |
         if path.is_file():
             return path
     return None
+
+
+def dataset_present(name: str, data_dir: str | os.PathLike | None = None) -> bool:
+    """Whether a registered dataset's file is in the data directory.
+
+    False, not an error, for a name the registry does not know: a reproduction lists the
+    datasets it could not run rather than stopping.
+    """
+    try:
+        return find_dataset_file(get_info(name), resolve_data_dir(data_dir)) is not None
+    except ShortclustError:
+        return False
 
 
 def dataset_path(name: str, data_dir: str | os.PathLike | None = None) -> Path:

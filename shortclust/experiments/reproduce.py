@@ -1,51 +1,49 @@
 """Paper reproductions: run each table's and figure's configs, then write reproduced beside reported.
 
-A paper module (``shortclust.papers.<name>``) lists its items (a table or a figure each, or a
-group sharing runs) as functions of a :class:`Reproduction`, which runs configs through the
-ordinary runner (records under ``runs/reproduce/<paper>/``, resumed across invocations) and
-writes Markdown, CSV and PNG under ``results/<paper>/``. Tables and figures are computed from
-the records of the seeds asked for, nothing else.
+A paper (``shortclust.papers.<name>``, see :mod:`shortclust.papers.registry`) lists its items
+(a table or a figure each, or a group sharing runs) as functions of a :class:`Reproduction`,
+which runs configs through the ordinary runner (records under ``runs/reproduce/<paper>/``,
+resumed across invocations) and writes Markdown, CSV and PNG under ``results/<paper>/``.
+Tables and figures are computed from the records of the seeds asked for, nothing else.
+Config paths, and the default results and work directories, are relative to the project
+checkout (:func:`project_root`), so a reproduction runs from any working directory.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
 from shortclust.errors import ConfigError, DataError
 from shortclust.experiments.records import RecordStore, atomic_write_text
 
-#: paper name -> module defining ``ITEMS`` (an ordered dict of item name -> function).
-PAPERS = {"gsdmm": "shortclust.papers.gsdmm", "ic": "shortclust.papers.ic",
-          "ncut": "shortclust.papers.ncut"}
-
-
-def paper_names() -> list[str]:
-    """Papers with a reproduction, in the order ``reproduce all`` runs them."""
-    return list(PAPERS)
-
-
 #: Folder of ``results/<paper>/`` holding the archived run records (see Reproduction).
 RECORDS_DIR = "records"
+#: Where, in the project checkout, the configs of the papers are (their presence marks it).
+PAPER_CONFIGS = Path("configs/papers")
 
 
-def paper_items(paper: str) -> dict[str, Callable]:
-    """The ``ITEMS`` of a paper module; ConfigError for an unknown paper."""
-    return _paper_module(paper).ITEMS
+def project_root() -> Path:
+    """The checkout this package runs from: the folder holding ``configs/papers``.
 
+    Raises
+    ------
+    ConfigError
+        The package is installed outside a checkout (no configs beside it).
+    """
+    import shortclust
 
-def _paper_module(paper: str):
-    if paper not in PAPERS:
+    root = Path(shortclust.__file__).resolve().parents[1]
+    if not (root / PAPER_CONFIGS).is_dir():
         raise ConfigError(
-            f"no reproduction for paper '{paper}': choose one of {', '.join(paper_names())} or all"
+            f"no {PAPER_CONFIGS}/ beside the shortclust package in {root}: reproductions "
+            "run from a checkout of the repository (pip install -e .)"
         )
-    return import_module(PAPERS[paper])
+    return root
 
 
 @dataclass
@@ -59,16 +57,19 @@ class Reproduction:
     runs : int or None
         Seeds ``0..runs-1`` for every config; ``None`` keeps each config's own count
         (the paper's).
-    results_dir : Path
-        ``results/<paper>``: the committed tables and figures.
-    work_dir : Path
-        ``runs/reproduce/<paper>``: records and labels of every run (resumable).
+    results_dir : Path, optional
+        Parent of ``<paper>/``, the committed tables and figures (default: ``results/`` of
+        the project checkout; a relative path is relative to the working directory).
+    work_dir : Path, optional
+        Parent of ``<paper>/``, records and labels of every run, resumable (default:
+        ``runs/reproduce/`` of the project checkout).
     data_dir : path or None
         Dataset directory (default: ``$SHORTCLUST_DATA``).
     quiet : bool
         No progress output.
-    max_copies : int
-        Largest number of corpus copies a scaling table measures (the rest: not run).
+    options : dict
+        The paper's own options (declared by the paper, defaults filled in), e.g. GSDMM's
+        ``max_copies``.
     jobs : int
         Worker processes for the runs of every config (1: in this process; 0 or -1:
         every core).
@@ -83,34 +84,64 @@ class Reproduction:
         accumulates, and the committed tables can be rebuilt from the committed records
         (``fit=False``). Tables must therefore be computed from records alone, never
         from stored labels.
+    project : Path, optional
+        The checkout that relative config paths are read from (default:
+        :func:`project_root`, looked up when first needed).
     """
 
     paper: str
     runs: int | None = None
-    results_dir: Path = Path("results")
-    work_dir: Path = Path("runs/reproduce")
+    results_dir: Path | None = None
+    work_dir: Path | None = None
     data_dir: Any = None
     quiet: bool = False
-    max_copies: int = 256
+    options: dict = field(default_factory=dict)
     jobs: int = 1
     fit: bool = True
     archive: bool = True
+    project: Path | None = None
     written: list[Path] = field(default_factory=list)
     #: Runs fitted (not reused from earlier invocations) by this job so far.
     fitted: int = 0
 
+    def __post_init__(self):
+        self.results_dir = Path(self.results_dir if self.results_dir is not None
+                                else self.project_path("results"))
+        self.work_dir = Path(self.work_dir if self.work_dir is not None
+                             else self.project_path("runs/reproduce"))
+
+    def project_path(self, path) -> Path:
+        """``path`` in the project checkout (an absolute path stays as it is)."""
+        path = Path(path)
+        if path.is_absolute():
+            return path
+        if self.project is None:
+            self.project = project_root()
+        return self.project / path
+
     def config(self, path, dataset: str | None = None, overrides=()):
         """Load a config, with ``--runs``, ``dataset`` and ``overrides`` applied in that order.
 
-        An item's own overrides come last and win: ``seeds=[0]`` runs a deterministic
-        clusterer once whatever ``--runs`` says.
+        ``path`` is relative to the project checkout. An item's own overrides come last
+        and win: ``seeds=[0]`` runs a deterministic clusterer once whatever ``--runs`` says.
         """
         from shortclust.config import load_config
 
         changes = [] if self.runs is None else [f"runs={self.runs}"]
         if dataset is not None:
             changes.append(f"dataset={dataset}")
-        return load_config(path, changes + list(overrides))
+        return load_config(self.project_path(path), changes + list(overrides))
+
+    def shown_work_dir(self) -> Path:
+        """The work directory as results files name it: relative to the checkout if in it.
+
+        The default work directory then reads ``runs/reproduce`` wherever the command ran,
+        so committed files do not carry a machine's paths.
+        """
+        try:
+            return self.work_dir.relative_to(self.project_path("."))
+        except (ValueError, ConfigError):  # elsewhere, or no checkout: as given
+            return self.work_dir
 
     def run(self, path, tag: str, dataset: str | None = None, overrides=()) -> list[dict]:
         """Run a config (resuming) and return the records of its seeds."""
@@ -262,55 +293,6 @@ def _of_seeds(records: list[dict], seeds: list[int]) -> list[dict]:
     return sorted(kept, key=lambda record: (record["seed"], str(record.get("run_id"))))
 
 
-def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None,
-              results_dir="results", work_dir="runs/reproduce", data_dir=None,
-              quiet: bool = False, max_copies: int = 256, jobs: int = 1,
-              fit: bool = True) -> Reproduction:
-    """Run a paper's items (all, or those named in ``only``) and write its results.
-
-    ``jobs`` worker processes fit each config's runs; ``fit=False`` only collects the runs
-    already recorded (see :class:`Reproduction`).
-
-    Raises
-    ------
-    ConfigError
-        Unknown paper or item; DataError / ParameterError from the runs themselves.
-    """
-    items = paper_items(paper)
-    chosen = _choose_items(paper, items, only)
-    job = Reproduction(paper, runs, Path(results_dir), Path(work_dir), data_dir, quiet,
-                       max_copies, jobs, fit)
-    for name in chosen:
-        started = time.perf_counter()
-        items[name](job)
-        job.say(f"{paper}: {name} done in {time.perf_counter() - started:.0f} s")
-    return job
-
-
-def _choose_items(paper: str, items: dict, only: list[str] | None) -> list[str]:
-    if not only:
-        return list(items)
-    unknown = [name for name in only if name not in items]
-    if unknown:
-        raise ConfigError(
-            f"paper '{paper}' has no item '{unknown[0]}': choose from {', '.join(items)}"
-        )
-    return [name for name in items if name in only]
-
-
-# --------------------------------------------------------------------------------------------
-# shared table formatting
-
-
-def mean_std(values, digits: int = 3) -> str:
-    """``mean ± std`` (sample std, ddof=1; 0 for one value) or ``n/a`` for no values."""
-    series = pd.Series(list(values), dtype=float).dropna()
-    if series.empty:
-        return "n/a"
-    std = series.std(ddof=1) if len(series) > 1 else 0.0
-    return f"{series.mean():.{digits}f} ± {std:.{digits}f}"
-
-
 def markdown_table(headers: list[str], rows: list[list[Any]]) -> str:
     """A Markdown table from header and row cells (``|`` escaped)."""
     def line(cells):
@@ -319,11 +301,24 @@ def markdown_table(headers: list[str], rows: list[list[Any]]) -> str:
     return "\n".join([line(headers), line(["---"] * len(headers))] + [line(r) for r in rows])
 
 
-def metric_values(records: list[dict], metric: str) -> list[float]:
-    """One metric of every record (``n_clusters`` and ``fit_seconds`` too)."""
-    if metric in ("n_clusters", "fit_seconds"):
-        return [r[metric] for r in records]
+#: Values a record holds beside its metrics (what the fit found and took).
+RECORD_VALUES = ("n_clusters", "n_iter", "fit_seconds")
+
+
+def metric_values(records: list[dict], metric: str) -> list[float | None]:
+    """One metric of every record, in order (None where a record lacks it).
+
+    ``metric`` may also be one of :data:`RECORD_VALUES`. Give the records in a fixed order
+    (by seed, as :meth:`Reproduction.run` returns them): means depend on it in the last digit.
+    """
+    if metric in RECORD_VALUES:
+        return [r.get(metric) for r in records]
     return [(r.get("metrics") or {}).get(metric) for r in records]
+
+
+def counts_text(counts) -> str:
+    """Distinct run counts, smallest first: ``20``, or ``2/20`` while runs are missing."""
+    return "/".join(str(count) for count in sorted({int(count) for count in counts}))
 
 
 def provenance_line(job: Reproduction, extra: str = "") -> str:
@@ -335,5 +330,6 @@ def provenance_line(job: Reproduction, extra: str = "") -> str:
     runs = "each config's own run count" if job.runs is None else f"--runs {job.runs}"
     text = (f"Generated by `shortclust reproduce {job.paper}` ({runs}); numbers are "
             "mean ± sample std over runs with seeds 0..N-1; the records under "
-            f"`{job.work_dir}/{job.paper}/` carry each run's commit, versions and checksum.")
+            f"`{job.shown_work_dir()}/{job.paper}/` carry each run's commit, versions and "
+            "checksum.")
     return text + (" " + extra if extra else "")

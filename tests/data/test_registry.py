@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from shortclust.data.registry import (DATASETS, data_dir_origin, dataset_names, dataset_path,
-                                      find_dataset_file, get_info, list_datasets,
-                                      resolve_data_dir)
+                                      dataset_present, find_dataset_file, get_info,
+                                      list_datasets, resolve_data_dir)
 from shortclust.errors import DataError
 
 # name -> (docs, labels) from ../shared/datasets/README.md
@@ -137,3 +137,10 @@ def test_find_dataset_file_returns_none_when_absent(tmp_path):
     assert find_dataset_file(get_info("Tweet"), tmp_path) is None
     (tmp_path / "Tweet.jsonl.gz").write_bytes(b"")
     assert find_dataset_file(get_info("Tweet"), tmp_path) == tmp_path / "Tweet.jsonl.gz"
+
+
+def test_dataset_present_is_false_for_an_absent_file_or_an_unknown_name(tmp_path):
+    assert not dataset_present("Tweet", tmp_path)
+    (tmp_path / "Tweet.jsonl.gz").write_bytes(b"")
+    assert dataset_present("Tweet", tmp_path) and dataset_present("tweet", tmp_path)
+    assert not dataset_present("NoSuchSet", tmp_path)  # not an error: listed as not present

@@ -1,17 +1,21 @@
-"""A paper module for testing the reproduction harness: two items over the fake model.
+"""A paper for testing the reproduction harness: two items over the fake model, one option.
 
 ``CONFIG`` is set by the test to a fake-model config path before the items run.
 """
 
-from shortclust.experiments.reproduce import markdown_table, mean_std, metric_values
+from shortclust.evaluation.stats import mean_std_text
+from shortclust.experiments.reproduce import markdown_table, metric_values
+from shortclust.papers.registry import Option, Paper
 
 CONFIG = None
 
 
 def table(job):
     records = job.run(CONFIG, "table_runs")
-    rows = [["nmi", mean_std(metric_values(records, "nmi")), len(records)]]
-    job.write_text("table.md", markdown_table(["metric", "ours", "runs"], rows) + "\n")
+    rows = [["nmi", mean_std_text(metric_values(records, "nmi")), len(records)]]
+    footer = f"scale {job.options['scale']}"
+    job.write_text("table.md", markdown_table(["metric", "ours", "runs"], rows) + "\n"
+                   + footer + "\n")
 
 
 def sweep(job):
@@ -19,4 +23,9 @@ def sweep(job):
     job.write_table("sweep", frame, "sweep\n")
 
 
-ITEMS = {"table": table, "sweep": sweep}
+PAPER = Paper(
+    name="fake",
+    title="A test paper",
+    items={"table": table, "sweep": sweep},
+    options=(Option("scale", int, 1, "a number the table prints", minimum=1),),
+)
