@@ -171,15 +171,13 @@ def stream_frame(records, run_ids=None) -> pd.DataFrame:
 
 
 def _aggregate(frame: pd.DataFrame) -> pd.DataFrame:
-    values = [c for c in frame.columns if c not in ("batch", "n_docs", "start", "end")]
-    groups = frame.groupby("batch", sort=True)
-    table = groups[["n_docs", "start", "end"]].first()
-    table["runs"] = groups.size()
-    for column in values:
-        std = groups[column].std(ddof=1)
-        table[f"{column}_mean"] = groups[column].mean()
-        table[f"{column}_std"] = std.mask(groups[column].count() == 1, 0.0)
-    return table.reset_index()
+    """Mean and std over seeds per batch, beside the batch's size and time range."""
+    from shortclust.evaluation.stats import summarize_groups
+
+    described = ["n_docs", "start", "end"]
+    values = [c for c in frame.columns if c not in ["batch", *described]]
+    where = frame.groupby("batch", sort=True)[described].first().reset_index()
+    return where.merge(summarize_groups(frame, "batch", values), on="batch")
 
 
 def write_stream_outputs(records, output_dir, run_ids=None, title: str = ""):

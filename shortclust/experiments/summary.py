@@ -67,15 +67,11 @@ def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     frame = records_frame(records)
     if frame.empty:
         return pd.DataFrame(columns=GROUP_KEYS + ["runs"])
+    from shortclust.evaluation.stats import summarize_groups
+
     values = metric_columns(frame) + EXTRA_VALUES
     frame[values] = frame[values].apply(pd.to_numeric, errors="coerce")
-    groups = frame.groupby(GROUP_KEYS, sort=False, dropna=False)
-    summary = groups.size().rename("runs").to_frame()
-    for column in values:
-        summary[f"{column}_mean"] = groups[column].mean()
-        std = groups[column].std(ddof=1)
-        summary[f"{column}_std"] = std.mask(groups[column].count() == 1, 0.0)
-    return summary.reset_index()
+    return summarize_groups(frame, GROUP_KEYS, values, sort=False)
 
 
 def summary_notes(summary: pd.DataFrame) -> list[str]:

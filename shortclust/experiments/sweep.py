@@ -179,6 +179,7 @@ def sweep_frame(records, param: str, values: list[Any] | None = None) -> pd.Data
         each metric and for ``n_clusters`` and ``fit_seconds``; std is the sample std
         (ddof=1), 0 for a single run.
     """
+    from shortclust.evaluation.stats import summarize_groups
     from shortclust.experiments.summary import metric_columns, records_frame
 
     records = [r for r in records if param in (r.get("params") or {})]
@@ -190,17 +191,8 @@ def sweep_frame(records, param: str, values: list[Any] | None = None) -> pd.Data
     frame["_value"] = [r["params"][param] for r in records]
     names = metric_columns(frame.drop(columns=["_value"])) + SWEEP_VALUES
     frame[names] = frame[names].apply(pd.to_numeric, errors="coerce")
-    table = _aggregate(frame, "_value", names).rename(columns={"_value": param})
+    table = summarize_groups(frame, "_value", names).rename(columns={"_value": param})
     return _order(table, param, values)
-
-
-def _aggregate(frame: pd.DataFrame, param: str, names: list[str]) -> pd.DataFrame:
-    groups = frame.groupby(param, sort=True)
-    table = groups.size().rename("runs").to_frame()
-    for name in names:
-        table[f"{name}_mean"] = groups[name].mean()
-        table[f"{name}_std"] = groups[name].std(ddof=1).mask(groups[name].count() == 1, 0.0)
-    return table.reset_index()
 
 
 def _no_runs(param: str) -> pd.DataFrame:
@@ -254,13 +246,12 @@ _HEADERS = {"n_clusters": "clusters", "fit_seconds": "fit seconds"}
 
 
 def _mean_std(row, name: str, compact: bool = False) -> str:
-    mean, std = row[f"{name}_mean"], row[f"{name}_std"]
-    if pd.isna(mean):
-        return "n/a"
+    from shortclust.evaluation.stats import format_mean_std
+
     digits = {"n_clusters": 1, "fit_seconds": 3}.get(name, 3 if compact else 4)
     # Compact cells fit six columns into an 80-column terminal.
-    sep = "±" if compact else " ± "
-    return f"{mean:.{digits}f}{sep}{std:.{digits}f}"
+    return format_mean_std(row[f"{name}_mean"], row[f"{name}_std"], digits,
+                           separator="±" if compact else " ± ")
 
 
 def _md_row(cells) -> str:
