@@ -221,8 +221,8 @@ def reproduce(
     jobs: JobsOption = 1,
     no_fit: bool = typer.Option(
         False, "--no-fit",
-        help="Fit nothing: build the tables from the runs already recorded in --work-dir "
-             "(each cell states its run count), e.g. while a long reproduction runs.",
+        help="Fit nothing: build the tables from the runs already recorded (the archive in "
+             "<results>/<paper>/records/ and --work-dir); each cell states its run count.",
     ),
 ) -> None:
     """Regenerate a paper's tables and figures, reproduced numbers beside the reported ones."""
