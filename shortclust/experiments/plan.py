@@ -9,6 +9,7 @@ streams are planned here alike; nothing is fitted or written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -47,9 +48,10 @@ class Plan:
     runs: list[PlannedRun]
     stream: StreamPlan | None = None
 
-    @property
-    def run_ids(self) -> set[str]:
-        return {run.run_id for run in self.runs}
+    @cached_property
+    def run_ids(self) -> frozenset[str]:
+        """The ids of the planned runs."""
+        return frozenset(run.run_id for run in self.runs)
 
 
 def plan_experiment(config: ExperimentConfig, data_dir=None,

@@ -211,9 +211,9 @@ def complete_metrics(store: RecordStore, plan: Plan, say) -> int:
     or a stream run (whose per-batch series need the batch fit's labels, which are not
     stored), loses its record and is fitted again. Returns how many are refitted.
     """
-    truth, wanted = plan.corpus.labels, list(plan.config.metrics)
+    truth, wanted, planned = plan.corpus.labels, list(plan.config.metrics), plan.run_ids
     records = store.load()
-    lacking = [r for r in records if r["run_id"] in plan.run_ids and truth is not None
+    lacking = [r for r in records if r["run_id"] in planned and truth is not None
                and any(m not in (r.get("metrics") or {}) for m in wanted)]
     if not lacking:
         return 0
