@@ -132,7 +132,7 @@ def run_in_workers(context: RunContext, todo: list[PlannedRun], write: Write, ba
                 written.add(future)
                 bars.end_run()
                 submit_next()
-            pending |= set(futures) - written - done
+            pending |= set(futures) - written
     except BaseException:
         _write_finished(futures, written, write)
         pool.shutdown(wait=False, kill_workers=True)

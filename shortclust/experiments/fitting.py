@@ -98,23 +98,29 @@ class RunContext:
             from shortclust.experiments.stream import fit_stream
 
             return fit_stream(self, run, callback)
-        model = self.model_class(**run.params, random_state=run.seed)
-        started = time.perf_counter()
-        model.fit(self.features, callback=callback, **self.extras)
-        fit_seconds = time.perf_counter() - started
+        model, fit_seconds = self.fit_whole(run, callback)
         labels = fitted_labels(model, self.features.shape[0])
         fields = {"metrics": self.score(labels), "n_clusters": n_clusters_of(model, labels),
                   "n_iter": _optional_int(getattr(model, "n_iter_", None)),
                   "fit_seconds": fit_seconds}
         return Outcome(labels, fields | self.describe(model, labels))
 
-    def score(self, labels, rows=slice(None)) -> dict[str, float] | None:
-        """Metrics of ``labels[rows]`` against the gold labels (None when unlabelled)."""
+    def fit_whole(self, run: PlannedRun, callback=None):
+        """A fresh model of the run fitted on every document (timed): (model, seconds)."""
+        model = self.model_class(**run.params, random_state=run.seed)
+        started = time.perf_counter()
+        model.fit(self.features, callback=callback, **self.extras)
+        return model, time.perf_counter() - started
+
+    def score(self, labels, rows=slice(None), truth=None) -> dict[str, float] | None:
+        """Metrics of ``labels[rows]`` against ``truth[rows]`` (default: the gold labels in
+        document order); None when the corpus is unlabelled."""
         if self.truth is None:
             return None
         from shortclust.evaluation.metrics import evaluate
 
-        return evaluate(self.truth[rows], np.asarray(labels)[rows], metrics=self.metrics)
+        truth = self.truth if truth is None else truth
+        return evaluate(truth[rows], np.asarray(labels)[rows], metrics=self.metrics)
 
     def describe(self, model, labels) -> dict[str, Any]:
         """Cluster sizes and top words of a fitted model, when the config asks for them."""

@@ -69,6 +69,7 @@ def plan_experiment(config: ExperimentConfig, data_dir=None,
                           "with --output")
     model_class = check_model_params(config.model, where=where)
     check_input(model_class, config, where)
+    _refuse_repeated_points(points, where)
     spec = config.stream_spec
     if spec is not None:
         check_incremental(model_class, config, where)
@@ -82,6 +83,18 @@ def plan_experiment(config: ExperimentConfig, data_dir=None,
     runs = [PlannedRun(seed, _run_id(config, corpus, params, seed, spec), params)
             for params in param_sets for seed in config.seed_list]
     return Plan(config, model_class, corpus, runs, stream)
+
+
+def _refuse_repeated_points(points, where: str) -> None:
+    """A grid value listed twice (``[0.1, 0.1]``, or ``[1, 1.0]``, equal as numbers) would
+    run the same setting twice and count its runs twice in a table."""
+    points = list(points or [])
+    for index, point in enumerate(points):
+        for earlier in points[:index]:
+            if earlier == point:
+                raise ConfigError(f"{where}: grid points {_describe(earlier)} and "
+                                  f"{_describe(point)} are the same setting: list each "
+                                  "value once")
 
 
 def load_experiment_corpus(config: ExperimentConfig, data_dir):
@@ -143,6 +156,9 @@ def _param_sets(config: ExperimentConfig, points, spec, model_class, where: str)
     base = _with_partial_iter(config, spec, model_class, where)
     param_sets = []
     for point in points or [{}]:
+        if spec is not None and spec.partial_iter is not None and "partial_iter" in point:
+            raise ConfigError(f"{where}: partial_iter is set in both stream and the grid: "
+                              "keep one")
         model = config.model.model_copy(update={"params": {**base, **point}})
         check_model_params(model, where=where + (f" at {_describe(point)}" if point else ""))
         param_sets.append(full_model_params(model))

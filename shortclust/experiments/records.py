@@ -13,7 +13,9 @@ Files in an output directory::
     labels/<run_id>.txt    predicted cluster of each document, one per line, document order
 
 Labels are written (atomically) before their record, so a record never points at a
-missing labels file.
+missing labels file. An *archive* (``results/<paper>/records/<tag>.json``) keeps the
+records of an output directory (not its labels) with the results, so runs fitted on one
+machine count as recorded on another.
 """
 
 from __future__ import annotations
@@ -365,3 +367,54 @@ class RecordStore:
             counter += 1
         os.replace(self.records_path, target)
         return target
+
+
+# --------------------------------------------------------------------------------------------
+# archives: run records kept with the results, to reuse on another machine
+
+
+def first_of_each_run(*sources: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records of ``sources`` in order, each run id once (the first record found wins).
+
+    Two processes may both record a run, and an archive may hold a run its work directory
+    holds too; every reader must keep the same one, or a table rebuilt from the archive
+    would differ from the table printed when the runs were fitted.
+    """
+    seen, kept = set(), []
+    for records in sources:
+        for record in records:
+            if record["run_id"] not in seen:
+                seen.add(record["run_id"])
+                kept.append(record)
+    return kept
+
+
+def read_archive(path) -> list[dict[str, Any]]:
+    """The run records of an archive (``{"tag": ..., "records": [...]}``), upgraded.
+
+    Raises
+    ------
+    DataError
+        The file is not such an archive.
+    """
+    try:
+        records = json.loads(Path(path).read_text(encoding="utf-8"))["records"]
+        if not all(isinstance(r, dict) and isinstance(r.get("run_id"), str) for r in records):
+            raise ValueError("a record without run_id")
+        return [upgrade_record(record) for record in records]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise DataError(
+            f"{path} is not a record archive ({error}): restore it with git, or delete it "
+            "to fit its runs again"
+        ) from None
+
+
+def write_archive(path, records: Iterable[dict[str, Any]]) -> None:
+    """Write ``records`` (each run once, first wins) as an archive, in seed order.
+
+    The order and the formatting are fixed, so the same records give the same bytes.
+    """
+    path = Path(path)
+    ordered = sorted(first_of_each_run(records), key=lambda r: (r.get("seed", 0), r["run_id"]))
+    lines = ",\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in ordered)
+    atomic_write_text(path, f'{{"tag": {json.dumps(path.stem)}, "records": [\n{lines}\n]}}\n')

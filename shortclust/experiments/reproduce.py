@@ -11,15 +11,14 @@ checkout (:func:`project_root`), so a reproduction runs from any working directo
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from shortclust.errors import ConfigError, DataError
-from shortclust.experiments.records import RecordStore, atomic_write_text
+from shortclust.errors import ConfigError
+from shortclust.experiments.records import atomic_write_text
 
 #: Folder of ``results/<paper>/`` holding the archived run records (see Reproduction).
 RECORDS_DIR = "records"
@@ -149,7 +148,7 @@ class Reproduction:
         self.say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
                   f"{config.runs} runs)")
         result = self._resume(config, tag)
-        return _of_seeds(result.records, config.seed_list)
+        return by_seed(result.planned)
 
     def grid(self, path, tag: str, points: list[dict], dataset: str | None = None,
              overrides=()) -> list[dict]:
@@ -161,14 +160,14 @@ class Reproduction:
         self.say(f"{self.paper}: {tag} ({config.model.name} on {config.dataset}, "
                   f"{len(points)} points x {config.runs} runs)")
         result = self._resume(config, tag, points=points, table=False)
-        return _of_seeds(result.records, config.seed_list)
+        return by_seed(result.planned)
 
     def stream(self, path, tag: str, overrides=()) -> list[dict]:
         """Run a config with a ``stream:`` section (resuming); return its seeds' records."""
         config = self._with_output(self.config(path, None, overrides), tag)
         self.say(f"{self.paper}: {tag} (stream of {config.dataset}, {config.runs} runs)")
         result = self._resume(config, tag)
-        return _of_seeds(result.records, config.seed_list)
+        return by_seed(result.planned)
 
     def sweep(self, path, tag: str, dataset: str | None = None, overrides=()) -> pd.DataFrame:
         """Run a config's declared sweep grid (resuming); return its sweep table."""
@@ -179,50 +178,19 @@ class Reproduction:
         self.say(f"{self.paper}: {tag} ({param} sweep on {config.dataset}, "
                   f"{len(values)} values x {config.runs} runs)")
         result = self._resume(config, tag, points=[{param: v} for v in values])
-        return sweep_frame(_of_seeds(result.records, config.seed_list), param, values)
+        return sweep_frame(by_seed(result.planned), param, values)
 
     def _resume(self, config, tag: str, **options):
-        """Run ``config`` in the tag's work directory, resuming; archive its records."""
+        """Run ``config`` in the tag's work directory, resuming, with the tag's archive."""
         from shortclust.experiments.runner import RunOptions, run_experiment
 
-        self._restore_archive(tag)
+        archive = self.results_dir / self.paper / RECORDS_DIR / f"{tag}.json"
         run_options = RunOptions(resume=True, data_dir=self.data_dir, quiet=True,
-                                 progress=not self.quiet, jobs=self.jobs, fit=self.fit)
-        try:
-            result = run_experiment(config, run_options, **options)
-        finally:  # an interrupted config keeps the runs it finished, here too
-            self._write_archive(tag)
+                                 progress=not self.quiet, jobs=self.jobs, fit=self.fit,
+                                 archive=archive if self.archive else None)
+        result = run_experiment(config, run_options, **options)
         self.fitted += result.n_run
         return result
-
-    def _archive_path(self, tag: str) -> Path:
-        return self.results_dir / self.paper / RECORDS_DIR / f"{tag}.json"
-
-    def _restore_archive(self, tag: str) -> None:
-        """Append to the tag's work directory the archived records it lacks."""
-        path = self._archive_path(tag)
-        if not self.archive or not path.is_file():
-            return
-        store = RecordStore(self.work_dir / self.paper / tag)
-        done = store.done_run_ids()
-        for record in read_archive(path):
-            if record["run_id"] not in done:
-                store.append(record)
-                done.add(record["run_id"])
-
-    def _write_archive(self, tag: str) -> None:
-        """Write every record of the tag's work directory to its archive, in seed order."""
-        if not self.archive:
-            return
-        records = {record["run_id"]: record
-                   for record in RecordStore(self.work_dir / self.paper / tag).load()}
-        if not records:
-            return
-        ordered = sorted(records.values(), key=lambda r: (r.get("seed", 0), r["run_id"]))
-        lines = ",\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in ordered)
-        path = self._archive_path(tag)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, f'{{"tag": {json.dumps(tag)}, "records": [\n{lines}\n]}}\n')
 
     def _with_output(self, config, tag: str):
         return config.model_copy(update={"output": str(self.work_dir / self.paper / tag)})
@@ -253,44 +221,14 @@ class Reproduction:
             Console(stderr=True, highlight=False).print(message, markup=False)
 
 
-def read_archive(path: Path) -> list[dict]:
-    """The run records of an archive written by :class:`Reproduction` (``archive=True``).
+def by_seed(records: list[dict]) -> list[dict]:
+    """The records of a config's planned runs, by seed, then run id.
 
-    Raises
-    ------
-    DataError
-        The file is not such an archive.
+    The fixed order matters because means and sums of floats depend on the order of their
+    terms in the last digit: ``--jobs`` records runs as they finish, a fresh clone restores
+    them from the archive, and both must print the same tables.
     """
-    from shortclust.experiments.records import upgrade_record
-
-    try:
-        records = json.loads(Path(path).read_text(encoding="utf-8"))["records"]
-        if not all(isinstance(r, dict) and isinstance(r.get("run_id"), str) for r in records):
-            raise ValueError("a record without run_id")
-        records = [upgrade_record(record) for record in records]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise DataError(
-            f"{path} is not a record archive ({error}): restore it with git, or delete it "
-            "to fit its runs again"
-        ) from None
-    return records
-
-
-def _of_seeds(records: list[dict], seeds: list[int]) -> list[dict]:
-    """The first record of each run among ``seeds``, by seed, then run id.
-
-    A work directory may hold more seeds from an earlier, longer reproduction, and two
-    reproductions started at once may both record a run; each run counts once. The fixed
-    order matters because means and sums of floats depend on the order of their terms in
-    the last digit: ``--jobs`` records runs as they finish, a fresh clone restores them
-    from the archive, and both must print the same tables.
-    """
-    wanted, seen, kept = set(seeds), set(), []
-    for record in records:
-        if record.get("seed") in wanted and record.get("run_id") not in seen:
-            seen.add(record.get("run_id"))
-            kept.append(record)
-    return sorted(kept, key=lambda record: (record["seed"], str(record.get("run_id"))))
+    return sorted(records, key=lambda record: (record["seed"], str(record.get("run_id"))))
 
 
 def markdown_table(headers: list[str], rows: list[list[Any]]) -> str:

@@ -25,7 +25,10 @@ from shortclust.errors import ConfigError, ShortclustError
 from shortclust.experiments.executors import resolve_jobs, run_here, run_in_workers
 from shortclust.experiments.fitting import Outcome, RunContext
 from shortclust.experiments.plan import Plan, PlannedRun, plan_experiment
-from shortclust.experiments.records import RecordStore, make_record
+from shortclust.experiments.records import (
+    RecordStore, first_of_each_run, make_record, read_archive, write_archive,
+)
+from shortclust.experiments.resume import select_runs
 from shortclust.experiments.summary import summarize, summary_table, write_summary
 
 __all__ = ["ExperimentInterrupted", "ExperimentResult", "RunOptions", "resolve_jobs",
@@ -78,8 +81,12 @@ class RunOptions:
         timestamps do).
     fit : bool
         ``False``: fit nothing and write nothing (no directory, no summary), only collect
-        the runs already recorded; used to rebuild tables while a long reproduction is
-        still running.
+        the runs already recorded (and archived); used to rebuild tables from records.
+    archive : path-like or None
+        A record archive (:func:`~.records.write_archive`) kept with the results: on
+        resume its runs count as recorded (restored into the output directory before any
+        fit), and after the experiment, interrupted or not, it is rewritten with the
+        output directory's records added (``fit=False``: only read).
     """
 
     resume: bool = False
@@ -89,6 +96,7 @@ class RunOptions:
     console: Any = None
     jobs: int = 1
     fit: bool = True
+    archive: Any = None
 
     @property
     def show_bars(self) -> bool:
@@ -104,6 +112,9 @@ class ExperimentResult:
     records : list of dict
         Every record in the output directory (this session's and resumed ones), those
         of planned runs in plan order.
+    planned : list of dict
+        The record of each planned run that has one (the first found), in plan order:
+        what tables of this experiment are computed from.
     summary : pandas.DataFrame
         :func:`~shortclust.experiments.summary.summarize` of ``records``.
     output_dir : Path
@@ -117,6 +128,7 @@ class ExperimentResult:
     """
 
     records: list[dict[str, Any]]
+    planned: list[dict[str, Any]]
     summary: pd.DataFrame
     output_dir: Path
     n_run: int
@@ -158,80 +170,39 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
     options = replace(options or RunOptions(), **option_values)
     plan = plan_experiment(config, options.data_dir, points)
     store = RecordStore(config.output_dir)
+    archived = _read_archive(options.archive)
     if not options.fit:
-        return _recorded_only(plan, store)
+        return _recorded_only(plan, store, archived)
     say = Messages(options.quiet, options.console)
-    todo = _select_runs(store, plan, options.resume, say)
-    context = RunContext.from_plan(plan) if todo else None  # before anything is created
+    selection = select_runs(store, plan, options.resume, archived)
+    todo = selection.todo
+    context = RunContext.from_plan(plan) if todo else None  # before anything is written
     created = make_output_dirs(store)
+    selection.apply(store, say)
     workers = min(resolve_jobs(options.jobs), len(todo))
-    write = _writer(plan, store)
     unit = "batches" if plan.stream is not None else "iterations"
     try:
-        with RunProgress(options.show_bars, len(plan.runs), len(plan.runs) - len(todo),
+        with RunProgress(options.show_bars, len(plan.runs), selection.n_skipped,
                          options.console, unit) as bars:
             if workers > 1:
-                run_in_workers(context, todo, write, bars, workers)
+                run_in_workers(context, todo, _writer(plan, store), bars, workers)
             else:
-                run_here(context, todo, write, bars)
+                run_here(context, todo, _writer(plan, store), bars)
     except KeyboardInterrupt:
         _finish(plan, store, say, print_table=False)
-        raise ExperimentInterrupted(len(_recorded(store, plan)), len(plan.runs)) from None
+        raise ExperimentInterrupted(len(_planned(plan, store.load())), len(plan.runs)) from None
     except ShortclustError:
         remove_if_unused(created)
         raise
+    finally:  # an interrupted experiment keeps the runs it finished in the archive too
+        _update_archive(options.archive, store, archived)
     result = _finish(plan, store, say, print_table=table and not options.quiet)
-    result.n_run, result.n_skipped = len(todo), len(plan.runs) - len(todo)
+    result.n_run, result.n_skipped = len(todo), selection.n_skipped
     return result
 
 
 # --------------------------------------------------------------------------------------------
-# what to run (nothing fitted yet)
-
-
-def _select_runs(store: RecordStore, plan: Plan, resume: bool, say) -> list[PlannedRun]:
-    if not resume:
-        if store.exists():
-            backup = store.move_aside()
-            say(f"moved existing {store.records_path.name} to {backup}; starting fresh")
-        return list(plan.runs)
-    refit = complete_metrics(store, plan, say)
-    done = store.done_run_ids()
-    todo = [run for run in plan.runs if run.run_id not in done]
-    say(f"resume: {len(plan.runs) - len(todo)} of {len(plan.runs)} runs already recorded, "
-        f"{len(todo)} to run" + (f" ({refit} again, to compute metrics they lack)"
-                                 if refit else ""))
-    return todo
-
-
-def complete_metrics(store: RecordStore, plan: Plan, say) -> int:
-    """Give recorded runs the metrics the config now asks for and their records lack.
-
-    A metric is computed from the run's stored labels; a run whose labels file is gone,
-    or a stream run (whose per-batch series need the batch fit's labels, which are not
-    stored), loses its record and is fitted again. Returns how many are refitted.
-    """
-    truth, wanted, planned = plan.corpus.labels, list(plan.config.metrics), plan.run_ids
-    records = store.load()
-    lacking = [r for r in records if r["run_id"] in planned and truth is not None
-               and any(m not in (r.get("metrics") or {}) for m in wanted)]
-    if not lacking:
-        return 0
-    from shortclust.evaluation.metrics import evaluate
-
-    refit = set()
-    for record in lacking:
-        path = store.labels_path(record["run_id"])
-        if plan.stream is not None or not path.is_file():
-            refit.add(record["run_id"])
-            continue
-        missing = [m for m in wanted if m not in (record.get("metrics") or {})]
-        computed = evaluate(truth, store.read_labels(record["run_id"]), metrics=missing)
-        record["metrics"] = {**(record.get("metrics") or {}), **computed}
-    store.rewrite([r for r in records if r["run_id"] not in refit])
-    say(f"resume: {len(lacking) - len(refit)} recorded runs given the metrics they lacked "
-        "(from their stored labels)")
-    return len(refit)
+# the output directory and the archive
 
 
 def make_output_dirs(store: RecordStore) -> list[Path]:
@@ -285,19 +256,31 @@ def _writer(plan: Plan, store: RecordStore):
     return write
 
 
-def _recorded(store: RecordStore, plan: Plan) -> list[dict[str, Any]]:
-    """The records of the planned runs, in plan order (each run once)."""
-    by_id = {}
-    for record in store.load():
-        by_id.setdefault(record["run_id"], record)
+def _planned(plan: Plan, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The record of each planned run among ``records`` (the first found), in plan order."""
+    by_id = {record["run_id"]: record for record in reversed(records)}
     return [by_id[run.run_id] for run in plan.runs if run.run_id in by_id]
 
 
-def _recorded_only(plan: Plan, store: RecordStore) -> ExperimentResult:
-    """``fit=False``: the records already there; nothing is fitted, created or written."""
-    records = store.load()
-    recorded = _recorded(store, plan)
-    return ExperimentResult(records, summarize(records), store.output_dir, 0, len(recorded))
+def _recorded_only(plan: Plan, store: RecordStore, archived) -> ExperimentResult:
+    """``fit=False``: the runs recorded or archived; nothing is fitted, created or written."""
+    records = first_of_each_run(store.load(), archived)
+    planned = _planned(plan, records)
+    return ExperimentResult(records, planned, summarize(records), store.output_dir, 0,
+                            len(planned))
+
+
+def _read_archive(path) -> list[dict[str, Any]]:
+    return read_archive(path) if path is not None and Path(path).is_file() else []
+
+
+def _update_archive(path, store: RecordStore, archived) -> None:
+    """Rewrite the archive with the output directory's records (its first record wins)."""
+    if path is None:
+        return
+    records = first_of_each_run(store.load(), archived)
+    if records:
+        write_archive(path, records)
 
 
 # --------------------------------------------------------------------------------------------
@@ -318,7 +301,7 @@ def _finish(plan: Plan, store: RecordStore, say, print_table: bool) -> Experimen
     if print_table:
         say.table(summary_table(summary, title=f"{store.output_dir}"))
         say(f"records: {store.records_path}  summary: {md_path}")
-    result = ExperimentResult(records, summary, store.output_dir, 0, 0)
+    result = ExperimentResult(records, _planned(plan, records), summary, store.output_dir, 0, 0)
     if plan.stream is not None:
         _finish_stream(plan, store, say, result, report=print_table)
     return result
@@ -329,12 +312,11 @@ def _finish_stream(plan: Plan, store: RecordStore, say, result: ExperimentResult
     from shortclust.experiments.stream import report_stream, write_stream_outputs
 
     config = plan.config
-    table, paths = write_stream_outputs(result.records, store.output_dir, plan.run_ids,
-                                        f"{config.name}: {config.dataset}")
+    table, paths = write_stream_outputs(result.planned, store.output_dir,
+                                        title=f"{config.name}: {config.dataset}")
     result.stream_table, result.stream_paths = table, paths
     if report:
-        report_stream(say, table, paths, [r for r in result.records
-                                          if r["run_id"] in plan.run_ids])
+        report_stream(say, table, paths, result.planned)
 
 
 class Messages:

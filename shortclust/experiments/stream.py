@@ -75,7 +75,7 @@ def fit_stream(context, run, callback):
 
     stream = context.stream
     model, entries = _stream_batches(context, run, callback)
-    reference, reference_seconds = _batch_fit(context, run)
+    reference, reference_seconds = context.fit_whole(run)  # the batch fit, for comparison
     for batch, entry in zip(stream.batches, entries):
         rows = stream.order[batch.start:batch.stop]
         entry["batch_fit"] = context.score(reference.labels_, rows)
@@ -110,28 +110,11 @@ def _stream_batches(context, run, callback) -> tuple[Any, list[dict[str, Any]]]:
             "start": batch.first, "end": batch.last,
             "n_clusters": int(model.n_clusters_), "n_iter": int(model.n_iter_),
             "seconds": seconds,
-            "prequential": _scores(context, truth, labels, slice(batch.start, batch.stop)),
-            "cumulative": _scores(context, truth, labels, slice(0, batch.stop)),
+            "prequential": context.score(labels, slice(batch.start, batch.stop), truth),
+            "cumulative": context.score(labels, slice(0, batch.stop), truth),
         })
         callback(number, len(stream.batches), int(model.n_clusters_))
     return model, entries
-
-
-def _scores(context, truth, labels, rows) -> dict[str, float] | None:
-    """Metrics of ``labels[rows]`` against ``truth[rows]`` (None for an unlabelled corpus)."""
-    if truth is None:
-        return None
-    from shortclust.evaluation.metrics import evaluate
-
-    return evaluate(truth[rows], labels[rows], metrics=context.metrics)
-
-
-def _batch_fit(context, run):
-    """The ordinary fit of the whole corpus (document order), as ``shortclust run`` does."""
-    model = context.model_class(**run.params, random_state=run.seed)
-    started = time.perf_counter()
-    model.fit(context.features, **context.extras)
-    return model, time.perf_counter() - started
 
 
 # --------------------------------------------------------------------------------------------

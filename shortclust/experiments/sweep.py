@@ -3,7 +3,8 @@
 Every (grid point, seed) pair is an ordinary run with an ordinary record, written by
 :func:`shortclust.experiments.runner.run_experiment`, so a sweep resumes like a run does.
 The sweep table (``sweep_<param>.csv`` / ``.md``) and figure (``sweep_<param>.png``) are
-computed from the records alone and can be rebuilt at any time with :func:`write_sweep_outputs`.
+computed from the records alone and can be rebuilt at any time with :func:`sweep_frame` and
+:func:`write_sweep_outputs`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import yaml
 
 from shortclust.config import ExperimentConfig, get_model_class, model_param_names
 from shortclust.errors import ConfigError
-from shortclust.experiments.records import RecordStore, atomic_write_text
+from shortclust.experiments.records import atomic_write_text
 
 #: Columns of a sweep table besides the metrics: what the figure also plots.
 SWEEP_VALUES = ["n_clusters", "fit_seconds"]
@@ -268,10 +269,3 @@ def write_sweep_outputs(table: pd.DataFrame, param: str, output_dir, title: str)
     atomic_write_text(paths["md"], sweep_markdown(table, param, title))
     plot_sweep(table, param, paths["png"], title)
     return paths
-
-
-def rebuild_sweep_outputs(output_dir, param: str, title: str | None = None) -> dict[str, Path]:
-    """Recompute a sweep's table and figure from its ``records.jsonl`` alone."""
-    records = RecordStore(output_dir).load()
-    table = sweep_frame(records, param)
-    return write_sweep_outputs(table, param, output_dir, title or f"{param} sweep")

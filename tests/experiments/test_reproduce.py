@@ -16,6 +16,8 @@ import shortclust.experiments.reproduce as reproduce_module
 from tests.experiments import fake_paper
 from shortclust.cli import app
 from shortclust.errors import ConfigError, DataError
+from shortclust.experiments.records import read_archive
+from shortclust.experiments.runner import ExperimentInterrupted
 from shortclust.experiments.reproduce import Reproduction, project_root
 from shortclust.papers import registry
 from shortclust.papers.registry import get_paper, paper_names, registered, reproduce
@@ -237,8 +239,11 @@ def test_ic_quick_check_regenerates_from_its_records_in_another_directory(tmp_pa
     ours = (tmp_path / "r" / "ic" / "hac_sd_ic.md").read_text().splitlines()
     committed = (REPO / "results" / "ic" / "hac_sd_ic.md").read_text().splitlines()
     assert ours[:-1] == committed[:-1]  # the footer names the work directory, here `w/ic/`
-    assert "the records under `w/ic/`" in ours[-1]
-    assert (tmp_path / "w" / "ic").is_dir()  # --work-dir is relative to the working directory
+    assert "the records under `w/ic/`" in ours[-1]  # --work-dir: relative to the working dir
+    assert not (tmp_path / "w").exists()  # --no-fit writes no records anywhere
+    archives = {path.name: path.read_bytes() for path in records.iterdir()}
+    assert archives == {path.name: (REPO / "results" / "ic" / "records" / path.name).read_bytes()
+                        for path in records.iterdir()}
 
 
 # --- the GSDMM paper's transcriptions and checks ---------------------------------------------
@@ -337,12 +342,14 @@ def test_cli_interrupt_keeps_finished_runs_and_exits_130(paper, tmp_path, fake_m
     assert "| 3 |" in (tmp_path / "r" / "fake" / "table.md").read_text()
 
 
-def test_a_run_recorded_twice_counts_once():
-    from shortclust.experiments.reproduce import _of_seeds
+def test_a_run_recorded_twice_counts_once_and_the_first_record_wins():
+    from shortclust.experiments.records import first_of_each_run
 
-    records = [{"run_id": "a", "seed": 0}, {"run_id": "b", "seed": 1},
-               {"run_id": "a", "seed": 0}, {"run_id": "c", "seed": 5}]
-    assert [r["run_id"] for r in _of_seeds(records, [0, 1])] == ["a", "b"]
+    records = [{"run_id": "a", "seed": 0, "n": 1}, {"run_id": "b", "seed": 1},
+               {"run_id": "a", "seed": 0, "n": 2}]
+    archived = [{"run_id": "a", "seed": 0, "n": 3}, {"run_id": "c", "seed": 5}]
+    kept = first_of_each_run(records, archived)
+    assert [(r["run_id"], r.get("n")) for r in kept] == [("a", 1), ("b", None), ("c", None)]
 
 
 def test_no_fit_builds_tables_from_the_recorded_runs_only(paper, tmp_path, fake_model):
@@ -390,3 +397,49 @@ def test_a_damaged_archive_is_a_one_line_data_error(paper, tmp_path):
     victim.write_text('{"records": [{"seed": 0}]}')
     with pytest.raises(DataError, match="is not a record archive .*delete it to fit its runs"):
         run_fake(paper, tmp_path)
+
+
+# --- archives and the planned runs ------------------------------------------------------------
+
+
+def fake_job(tmp_path, **options):
+    return Reproduction("fake", results_dir=tmp_path / "results", work_dir=tmp_path / "work",
+                        quiet=True, **options)
+
+
+def test_a_changed_config_on_the_same_tag_never_mixes_its_runs_in(tmp_path, config_path,
+                                                                   fake_model):
+    job = fake_job(tmp_path)
+    assert {r["params"]["alpha"] for r in job.run(config_path, "tag")} == {0.5}
+    changed = job.run(config_path, "tag", overrides=["model.params.alpha=0.7"])
+    assert len(changed) == 3 and {r["params"]["alpha"] for r in changed} == {0.7}
+    frame = job.sweep(config_path, "tag", overrides=["sweep={alpha: [0.5, 0.9]}"])
+    assert list(frame["runs"]) == [3, 3]
+
+
+def test_an_interrupted_refit_keeps_the_archived_runs(tmp_path, config_path, fake_model):
+    job = fake_job(tmp_path)
+    job.run(config_path, "tag", overrides=["metrics=[nmi]"])
+    archive = tmp_path / "results" / "fake" / "records" / "tag.json"
+    shutil.rmtree(tmp_path / "work")  # another machine: the archive, no labels
+    fake_model.fit_calls, fake_model.interrupt_on_fit = 0, 2
+    with pytest.raises(ExperimentInterrupted):
+        job.run(config_path, "tag", overrides=["metrics=[nmi, ari]"])
+    records = read_archive(archive)
+    assert sorted(r["seed"] for r in records) == [0, 1, 2]
+    assert [set(r["metrics"]) for r in sorted(records, key=lambda r: r["seed"])] == [
+        {"nmi", "ari"}, {"nmi"}, {"nmi"}]  # the refit finished replaces its record
+    fake_model.interrupt_on_fit = None
+    done = job.run(config_path, "tag", overrides=["metrics=[nmi, ari]"])
+    assert all(set(r["metrics"]) == {"nmi", "ari"} for r in done)
+    assert all(set(r["metrics"]) == {"nmi", "ari"} for r in read_archive(archive))
+
+
+def test_no_fit_reads_the_archive_and_writes_nothing(tmp_path, config_path, fake_model):
+    fake_job(tmp_path).run(config_path, "tag")
+    archive = tmp_path / "results" / "fake" / "records" / "tag.json"
+    before = archive.read_bytes()
+    shutil.rmtree(tmp_path / "work")
+    records = fake_job(tmp_path, fit=False).run(config_path, "tag")
+    assert [r["seed"] for r in records] == [0, 1, 2]
+    assert not (tmp_path / "work").exists() and archive.read_bytes() == before

@@ -457,7 +457,7 @@ def test_an_interrupted_item_adds_its_time_and_runs(tmp_path, stop):
 
 def test_cells_do_not_depend_on_the_order_runs_were_recorded_in():
     # --jobs records runs as they finish; a fresh clone restores them in seed order.
-    from shortclust.experiments.reproduce import _of_seeds
+    from shortclust.experiments.reproduce import by_seed
 
     values = [0.1, 0.2, 0.3, 0.7, 0.11]
     records = [{"seed": seed, "run_id": f"r{seed}", "metrics": {"acc": value},
@@ -465,8 +465,7 @@ def test_cells_do_not_depend_on_the_order_runs_were_recorded_in():
     orders = list(itertools.permutations(records))
     naive = {mean_std(significance.values_of(list(order), "acc").values()) for order in orders}
     assert len(naive) > 1  # the last digits do depend on the order of the terms
-    seeds = list(range(len(values)))
-    cells = {(mean_std(significance.values_of(_of_seeds(list(order), seeds), "acc").values()),
-              mean(metric_values(_of_seeds(list(order), seeds), "fit_seconds")))
+    cells = {(mean_std(significance.values_of(by_seed(list(order)), "acc").values()),
+              mean(metric_values(by_seed(list(order)), "fit_seconds")))
              for order in orders}
     assert len(cells) == 1

@@ -238,3 +238,29 @@ def test_a_run_lacking_a_metric_and_its_labels_is_fitted_again(config_path, outp
     assert (again.n_run, again.n_skipped) == (1, 2)
     records = RecordStore(output_dir).load()
     assert len(records) == 3 and all(set(r["metrics"]) == {"nmi", "ari"} for r in records)
+
+
+@pytest.mark.parametrize("grid", [[0.1, 0.1], [1, 1.0]])
+def test_a_grid_value_listed_twice_is_refused_before_any_fit(config_path, output_dir, grid):
+    config = load_config(config_path)
+    with pytest.raises(ConfigError, match="are the same setting: list each value once"):
+        run_experiment(config, quiet=True, points=[{"alpha": value} for value in grid])
+    assert not output_dir.exists()
+
+
+def test_a_changed_dataset_file_stops_a_resume(config_path, output_dir, corpus_path):
+    run(config_path)
+    with open(corpus_path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"text": "one more fruit", "label": "fruit"}) + "\n")
+    with pytest.raises(DataError, match="fitted on another copy of dataset"):
+        run(config_path, "metrics=[nmi, ari]", resume=True)
+    assert len(RecordStore(output_dir).load()) == 3  # nothing rewritten
+
+
+def test_checks_come_before_an_old_records_file_is_moved_aside(config_path, output_dir):
+    run(config_path)
+    before = (output_dir / "records.jsonl").read_text()
+    with pytest.raises(DataError, match="word-vector file"):
+        run(config_path, "representation={name: word_vectors, path: /no/such/vectors.txt}")
+    assert (output_dir / "records.jsonl").read_text() == before
+    assert not list(output_dir.glob("records.*.bak"))

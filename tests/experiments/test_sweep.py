@@ -10,7 +10,7 @@ from shortclust.config import load_config
 from shortclust.errors import ConfigError
 from shortclust.experiments.records import RecordStore
 from shortclust.experiments.sweep import (
-    default_sweep_output, rebuild_sweep_outputs, resolve_sweep, run_sweep, sweep_frame,
+    default_sweep_output, resolve_sweep, run_sweep, sweep_frame, write_sweep_outputs,
 )
 
 
@@ -91,7 +91,8 @@ def test_resume_runs_only_the_missing_points(config_path, output_dir, fake_model
 def test_outputs_can_be_rebuilt_from_records_alone(config_path, output_dir):
     first = run_sweep(load_config(config_path), "alpha", [0.1, 0.2], quiet=True)
     (output_dir / "sweep_alpha.csv").unlink()
-    rebuild_sweep_outputs(output_dir, "alpha")
+    table = sweep_frame(RecordStore(output_dir).load(), "alpha")
+    write_sweep_outputs(table, "alpha", output_dir, "alpha sweep")
     rebuilt = (output_dir / "sweep_alpha.csv").read_text()
     assert rebuilt == first.table.to_csv(index=False)
 

@@ -1,0 +1,139 @@
+"""Which planned runs still need a fit: what is recorded, what it lacks, what is stale.
+
+:func:`select_runs` decides without writing anything, so every check (the representation
+included) can run before the first file changes; :meth:`Selection.apply` then writes what
+was decided: an old records file moved aside, or, on resume, the records file completed
+(archived records restored, metrics added from stored labels, records to refit dropped).
+
+On resume a planned run counts as recorded when a record of its id is in the output
+directory or in the archive (the output directory's first record wins). A recorded run
+that lacks a metric now asked for gets it from its stored labels; one whose labels are not
+stored (an archived run, a deleted labels file), a stream run (its per-batch series need
+the batch fit's labels, which are not stored) and a run lacking the top words now asked
+for are fitted again: their record leaves the records file before the fit, while an
+archive keeps it until the new record replaces it there (so an interruption loses nothing
+archived).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from shortclust.errors import DataError
+from shortclust.experiments.plan import Plan, PlannedRun
+from shortclust.experiments.records import RecordStore, first_of_each_run
+
+
+@dataclass
+class Selection:
+    """What :func:`select_runs` decided.
+
+    Attributes
+    ----------
+    todo : list of PlannedRun
+        The runs to fit, in plan order.
+    records : list of dict or None
+        On resume, the records file to write before fitting (None: leave it as it is).
+    completed, refit : int
+        Recorded runs given the metrics they lacked, and recorded runs to fit again.
+    resume : bool
+        Whether the experiment resumes (else it starts afresh).
+    n_skipped : int
+        Planned runs already recorded.
+    """
+
+    todo: list[PlannedRun]
+    records: list[dict[str, Any]] | None = None
+    completed: int = 0
+    refit: int = 0
+    resume: bool = False
+    n_skipped: int = 0
+
+    def apply(self, store: RecordStore, say) -> None:
+        """Write what was decided; say it."""
+        if not self.resume:
+            if store.exists():
+                backup = store.move_aside()
+                say(f"moved existing {store.records_path.name} to {backup}; starting fresh")
+            return
+        if self.records is not None:
+            store.rewrite(self.records)
+        n_planned = len(self.todo) + self.n_skipped
+        say(f"resume: {self.n_skipped} of {n_planned} runs already recorded, "
+            f"{len(self.todo)} to run"
+            + (f"; {self.completed} given the metrics they lacked, from their stored labels"
+               if self.completed else "")
+            + (f"; {self.refit} fitted again for what they lack" if self.refit else ""))
+
+
+def select_runs(store: RecordStore, plan: Plan, resume: bool,
+                archived: list[dict[str, Any]]) -> Selection:
+    """Decide which planned runs to fit; write nothing.
+
+    Raises
+    ------
+    DataError
+        On resume, when recorded runs of the plan were fitted on another copy of the
+        dataset (its checksum differs): their numbers would be mixed with new ones.
+    """
+    if not resume:
+        return Selection(list(plan.runs))
+    on_disk = store.load()
+    records = first_of_each_run(on_disk, archived)
+    _check_same_data(records, plan, store)
+    records, completed, stale = _complete(records, plan, store)
+    records = [record for record in records if record["run_id"] not in stale]
+    done = {record["run_id"] for record in records}
+    todo = [run for run in plan.runs if run.run_id not in done]
+    changed = completed or stale or len(records) != len(on_disk)
+    return Selection(todo, records if changed else None, completed, len(stale), True,
+                     len(plan.runs) - len(todo))
+
+
+def _check_same_data(records, plan: Plan, store: RecordStore) -> None:
+    checksum = plan.corpus.sha256
+    planned = plan.run_ids
+    other = [r for r in records if r["run_id"] in planned and checksum is not None
+             and r.get("dataset_sha256") not in (None, checksum)]
+    if other:
+        raise DataError(
+            f"{store.records_path}: {len(other)} recorded runs were fitted on another copy "
+            f"of dataset '{plan.config.dataset}' (its sha256 differs from the file's now): "
+            "restore that copy, or start afresh (run without --resume; for a reproduction, "
+            "delete its work directory and archive)"
+        )
+
+
+def _complete(records, plan: Plan, store: RecordStore):
+    """Records given the metrics they lack from stored labels; the ids to fit again."""
+    truth, wanted, planned = plan.corpus.labels, list(plan.config.metrics), plan.run_ids
+    stale, completed, out = set(), 0, []
+    for record in records:
+        if record["run_id"] in planned:
+            missing = [] if truth is None else [
+                m for m in wanted if m not in (record.get("metrics") or {})]
+            if _lacks_words(record, plan) or (missing and not _can_complete(record, plan,
+                                                                            store)):
+                stale.add(record["run_id"])
+            elif missing:
+                record = _with_metrics(record, missing, truth, store)
+                completed += 1
+        out.append(record)
+    return out, completed, stale
+
+
+def _lacks_words(record, plan: Plan) -> bool:
+    return (plan.config.top_words is not None and plan.model_class.capabilities.top_words
+            and "top_words" not in record)
+
+
+def _can_complete(record, plan: Plan, store: RecordStore) -> bool:
+    return plan.stream is None and store.labels_path(record["run_id"]).is_file()
+
+
+def _with_metrics(record, missing, truth, store: RecordStore) -> dict[str, Any]:
+    from shortclust.evaluation.metrics import evaluate
+
+    computed = evaluate(truth, store.read_labels(record["run_id"]), metrics=missing)
+    return {**record, "metrics": {**(record.get("metrics") or {}), **computed}}
