@@ -37,6 +37,22 @@ EXTRA_METRICS = ("ami_max",)
 KNOWN_METRICS = METRIC_NAMES + EXTRA_METRICS
 
 
+def in_metric_order(names) -> list[str]:
+    """``names`` in the canonical order (:data:`KNOWN_METRICS`), any others after, sorted.
+
+    Tables list metrics in this order whatever order a record's dictionary has (archived
+    records have their keys sorted), so a table does not depend on where its records came
+    from.
+
+    Examples
+    --------
+    >>> in_metric_order(["purity", "ari", "nmi", "zeta"])
+    ['nmi', 'ari', 'purity', 'zeta']
+    """
+    names = set(names)
+    return [m for m in KNOWN_METRICS if m in names] + sorted(names - set(KNOWN_METRICS))
+
+
 def _as_labels(labels, name):
     """Return ``labels`` as a 1-D numpy array, or raise ValueError naming it."""
     arr = np.asarray(labels)

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from shortclust.evaluation.metrics import in_metric_order
 from shortclust.experiments.records import atomic_write_text
 
 STREAM_CSV = "stream.csv"
@@ -146,7 +147,10 @@ def stream_frame(records, run_ids=None) -> pd.DataFrame:
             row = {key: entry[key] for key in ("batch", "n_docs", "start", "end",
                                                "n_clusters", "seconds")}
             for series in SERIES:
-                row.update({f"{series}_{m}": v for m, v in (entry.get(series) or {}).items()})
+                scores = entry.get(series) or {}
+                # Metrics in their canonical order, not the record's: an archived record
+                # has its keys sorted, and the table must not depend on where it came from.
+                row.update({f"{series}_{m}": scores[m] for m in in_metric_order(scores)})
             rows.append(row)
     if not rows:
         return pd.DataFrame(columns=["batch", "n_docs", "start", "end", "runs"])

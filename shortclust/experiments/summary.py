@@ -44,13 +44,11 @@ def records_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 
 def metric_columns(frame: pd.DataFrame) -> list[str]:
-    """Metric names present in ``frame``, in :data:`KNOWN_METRICS` order, then any others."""
-    from shortclust.evaluation.metrics import KNOWN_METRICS
+    """Metric names present in ``frame``, in the canonical order (``in_metric_order``)."""
+    from shortclust.evaluation.metrics import in_metric_order
 
     fixed = set(GROUP_KEYS) | set(EXTRA_VALUES) | {"seed"}
-    present = [c for c in frame.columns if c not in fixed]
-    return ([m for m in KNOWN_METRICS if m in present]
-            + [m for m in present if m not in KNOWN_METRICS])
+    return in_metric_order(c for c in frame.columns if c not in fixed)
 
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
