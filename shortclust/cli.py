@@ -3,7 +3,8 @@
 Heavy modules (models and their numba kernels, pandas, scikit-learn) are imported inside the
 commands, so ``shortclust --help`` starts fast. Every user error is a
 :class:`~shortclust.errors.ShortclustError`, printed as one ``error: ...`` line on stderr with
-exit status 2; Ctrl-C exits with status 130. Python warnings (a solver that did not
+exit status 2; Ctrl-C exits with status 130, SIGTERM (handled as
+Ctrl-C: finished runs kept) with 143. Python warnings (a solver that did not
 converge, say) are shown as one ``warning: ...`` line each, without the source line.
 """
 
@@ -17,7 +18,9 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from shortclust.errors import ShortclustError, show_warnings_on_one_line
+from shortclust.errors import (
+    ShortclustError, interrupt_exit_code, raise_terminated, show_warnings_on_one_line,
+)
 
 app = typer.Typer(
     name="shortclust",
@@ -30,6 +33,7 @@ data_app = typer.Typer(help="List and inspect the registered datasets.", no_args
 app.add_typer(data_app, name="data")
 
 INTERRUPTED = 130
+TERMINATED = 143
 USER_ERROR = 2
 
 
@@ -46,9 +50,10 @@ def _user_errors():
     except ShortclustError as exc:
         _echo_error(exc)
         raise typer.Exit(USER_ERROR) from None
-    except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        raise typer.Exit(INTERRUPTED) from None
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (errors.Terminated)
+        code = interrupt_exit_code(exc)
+        typer.echo("terminated (SIGTERM)" if code == TERMINATED else "interrupted", err=True)
+        raise typer.Exit(code) from None
 
 
 _DATA_DIR_HELP = (
@@ -338,7 +343,12 @@ def _relative_to(path: Path | None, directory: Path) -> str:
 
 def main() -> None:
     """Console-script entry point (``shortclust``); also ``python -m shortclust``."""
+    import signal
+
     show_warnings_on_one_line()
+    # SIGTERM (timeout, a scheduler) is handled as Ctrl-C: finished runs kept, summary
+    # written, one line, but exit status 143.
+    signal.signal(signal.SIGTERM, raise_terminated)
     try:
         app(prog_name="shortclust")
     except ShortclustError as exc:  # raised outside a command, e.g. while importing

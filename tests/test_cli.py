@@ -358,3 +358,34 @@ def test_a_model_refusing_its_input_leaves_no_output_directory(tmp_path):
     assert result.exit_code == 2
     assert "n_clusters=2 is more than the 1 documents" in result.output
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_sigterm_keeps_finished_runs_writes_summary_and_exits_143(tmp_path, data_dir):
+    """SIGTERM (timeout, a scheduler) is handled as Ctrl-C, with exit status 143."""
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "shortclust", "run", str(ROOT / "configs" / "gsdmm_tweet.yaml"),
+         "--set", "max_iter=200", "--runs", "20", "--output", str(out),
+         "--data-dir", str(data_dir), "--quiet"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    records = out / "records.jsonl"
+    deadline = time.monotonic() + 300
+    while not (records.is_file() and records.read_text().strip()):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 143, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("terminated (SIGTERM) after "), stderr
+    assert "--resume" in lines[0]
+    assert (out / "summary.md").is_file()
+    kept = read_records(out)
+    assert 1 <= len(kept) < 20
+    assert len({record["seed"] for record in kept}) == len(kept)

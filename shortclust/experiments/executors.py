@@ -64,15 +64,18 @@ _worker_state: dict[str, Any] = {}
 
 
 def _init_worker(context: RunContext, warm_params: dict[str, Any]) -> None:
-    """Run once in each worker: ignore Ctrl-C, show warnings as the parent does, set up.
+    """Run once in each worker: ignore Ctrl-C and SIGTERM, show warnings as the parent
+    does, set up.
 
-    The parent alone handles Ctrl-C (it stops the workers).
+    The parent alone handles Ctrl-C and SIGTERM (it writes the finished runs, then kills
+    the workers), even when the signal is sent to the whole process group.
     """
     import signal
 
     from shortclust.errors import show_warnings_on_one_line
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     show_warnings_on_one_line()  # as the parent shows them (the CLI's main)
     setup_worker(context, warm_params)
 

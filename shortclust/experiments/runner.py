@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from shortclust.config import ExperimentConfig
-from shortclust.errors import ConfigError, ShortclustError
+from shortclust.errors import ConfigError, ShortclustError, interrupt_exit_code
 from shortclust.experiments.executors import resolve_jobs, run_here, run_in_workers
 from shortclust.experiments.fitting import Outcome, RunContext
 from shortclust.experiments.plan import Plan, PlannedRun, plan_experiment
@@ -36,22 +36,21 @@ __all__ = ["ExperimentInterrupted", "ExperimentResult", "RunOptions", "resolve_j
 
 
 class ExperimentInterrupted(Exception):
-    """The user stopped the experiment (Ctrl-C); finished runs are recorded.
+    """The user stopped the experiment (Ctrl-C or SIGTERM); finished runs are recorded.
 
     Attributes
     ----------
     n_done, n_total : int
         Runs recorded so far and runs planned.
     exit_code : int
-        130, the shell convention for SIGINT.
+        130 (SIGINT, Ctrl-C) or 143 (SIGTERM), the shell conventions.
     """
 
-    exit_code = 130
-
-    def __init__(self, n_done: int, n_total: int):
-        self.n_done, self.n_total = n_done, n_total
+    def __init__(self, n_done: int, n_total: int, exit_code: int = 130):
+        self.n_done, self.n_total, self.exit_code = n_done, n_total, exit_code
+        what = "terminated (SIGTERM)" if exit_code == 143 else "interrupted"
         super().__init__(
-            f"interrupted after {n_done} of {n_total} runs; rerun with --resume to continue"
+            f"{what} after {n_done} of {n_total} runs; rerun with --resume to continue"
         )
 
 
@@ -188,9 +187,10 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
                 run_in_workers(context, todo, _writer(plan, store), bars, workers)
             else:
                 run_here(context, todo, _writer(plan, store), bars)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM under the CLI (errors.Terminated)
         _finish(plan, store, say, print_table=False)
-        raise ExperimentInterrupted(len(_planned(plan, store.load())), len(plan.runs)) from None
+        raise ExperimentInterrupted(len(_planned(plan, store.load())), len(plan.runs),
+                                    interrupt_exit_code(exc)) from None
     except ShortclustError:
         remove_if_unused(created)
         raise
