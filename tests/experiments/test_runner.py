@@ -89,6 +89,24 @@ def test_one_untimed_warm_up_fit_when_there_is_work(config_path, fake_model):
     assert fake_model.warm_up_fits == 1
 
 
+def test_warm_up_caps_iterations_and_runs_keep_them(config_path, fake_model, monkeypatch):
+    """The untimed warm-up only compiles kernels: a huge max_iter must not run there."""
+    seen = []
+    fit = fake_model.fit
+
+    def spy(self, X, y=None, callback=None):
+        seen.append((self.max_iter, callback is not None))
+        return fit(self, X, y, callback)
+
+    monkeypatch.setattr(fake_model, "fit", spy)
+    result = run(config_path, "model.params.max_iter=5000")
+    warm = [max_iter for max_iter, timed in seen if not timed]
+    timed = [max_iter for max_iter, timed in seen if timed]
+    assert len(warm) == 1 and warm[0] <= 2
+    assert timed == [5000] * 3
+    assert all(record["n_iter"] == 5000 for record in result.records)
+
+
 def test_without_resume_old_records_are_moved_aside(config_path, output_dir):
     run(config_path)
     run(config_path, "runs=1")
