@@ -85,12 +85,19 @@ JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=-1, help=_JOBS_HELP
 
 
 def _say_jobs(jobs: int, quiet: bool) -> None:
-    """On stderr: how many workers ``--jobs 0/-1`` means here."""
-    if quiet or jobs >= 1:
+    """On stderr: how many workers ``--jobs 0/-1`` means here, or that ``--jobs`` above
+    the number of cores is capped to it."""
+    if quiet or jobs == 1:
         return
+    from shortclust.experiments.executors import cpu_cores
     from shortclust.experiments.runner import resolve_jobs
 
-    typer.echo(f"--jobs {jobs}: using all {resolve_jobs(jobs)} cores", err=True)
+    workers = resolve_jobs(jobs)
+    if jobs < 1:
+        typer.echo(f"--jobs {jobs}: using all {workers} cores", err=True)
+    elif workers < jobs:
+        typer.echo(f"--jobs {jobs}: only {cpu_cores()} cores here; using {workers} workers",
+                   err=True)
 
 
 def _run_options(data_dir, resume: bool, quiet: bool, jobs: int):

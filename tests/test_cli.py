@@ -336,6 +336,25 @@ def test_jobs_defaults_to_1_and_0_means_all_cores(config_path, monkeypatch):
     assert seen == [1, 0]
 
 
+def test_jobs_above_the_cores_is_capped_with_a_note(config_path, monkeypatch):
+    import joblib
+
+    import shortclust.experiments.executors as executors
+
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
+    workers = []
+    monkeypatch.setattr(executors, "run_in_workers",
+                        lambda context, todo, write, bars, n: workers.append(n))
+    monkeypatch.setattr("shortclust.experiments.runner.run_in_workers",
+                        executors.run_in_workers)
+    result = invoke("run", config_path, "--jobs", 999)
+    assert result.exit_code == 0, result.output
+    assert "--jobs 999: only 2 cores here; using 2 workers" in result.stderr
+    assert workers == [2]
+    quiet = invoke("run", config_path, "--jobs", 999, "--quiet")
+    assert quiet.exit_code == 0 and quiet.stderr == "" and workers == [2, 2]
+
+
 def test_jobs_below_minus_1_is_a_usage_error(config_path, output_dir):
     result = invoke("run", config_path, "--jobs", -2)
     assert result.exit_code == 2 and "--jobs" in result.output

@@ -76,7 +76,7 @@ class RunOptions:
     jobs : int
         Worker processes fitting runs in parallel: 1 fits them here, one after another;
         ``0`` or ``-1`` use every core (see :func:`resolve_jobs`); never more workers than
-        runs to do. Labels and records do not depend on it (only ``fit_seconds`` and
+        cores or runs to do. Labels and records do not depend on it (only ``fit_seconds`` and
         timestamps do).
     fit : bool
         ``False``: fit nothing and write nothing (no directory, no summary), only collect
