@@ -408,3 +408,14 @@ def test_sigterm_keeps_finished_runs_writes_summary_and_exits_143(tmp_path, data
     kept = read_records(out)
     assert 1 <= len(kept) < 20
     assert len({record["seed"] for record in kept}) == len(kept)
+
+
+def test_a_second_writer_of_one_output_gets_one_error_line(config_path, output_dir):
+    import fcntl
+
+    output_dir.mkdir(parents=True)
+    with open(output_dir / ".shortclust.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        result = invoke("run", config_path)
+    assert_one_error_line(result, f"output '{output_dir}' is being written by another")
+    assert not (output_dir / "records.jsonl").exists()
