@@ -254,7 +254,8 @@ def reproduce(
                                          work_dir=work_dir, data_dir=data_dir, quiet=quiet,
                                          jobs=jobs, fit=not no_fit, options=options[name])
             except ExperimentInterrupted as exc:
-                typer.echo(f"{name}: interrupted after {exc.n_done} of {exc.n_total} runs of "
+                what = "terminated (SIGTERM)" if exc.exit_code == TERMINATED else "interrupted"
+                typer.echo(f"{name}: {what} after {exc.n_done} of {exc.n_total} runs of "
                            "the current config (finished runs are kept); rerun the same "
                            "command to continue", err=True)
                 raise typer.Exit(exc.exit_code) from None

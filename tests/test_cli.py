@@ -227,6 +227,25 @@ def test_interrupt_keeps_finished_runs_and_exits_130(config_path, output_dir, fa
     assert [r["seed"] for r in read_records(output_dir)] == [0, 1]
 
 
+def test_sigterm_in_process_keeps_finished_runs_and_exits_143(config_path, output_dir,
+                                                              fake_model, monkeypatch):
+    from shortclust.errors import Terminated
+
+    fit = fake_model.fit
+
+    def fit_then_terminated(self, X, y=None, callback=None):
+        if callback is not None and fake_model.fit_calls == 2:
+            raise Terminated  # what the SIGTERM handler raises
+        return fit(self, X, y, callback)
+
+    monkeypatch.setattr(fake_model, "fit", fit_then_terminated)
+    result = invoke("run", config_path, "--runs", 5)
+    assert result.exit_code == 143
+    assert "terminated (SIGTERM) after 2 of 5 runs; rerun with --resume" in result.stderr
+    assert [r["seed"] for r in read_records(output_dir)] == [0, 1]
+    assert (output_dir / "summary.md").is_file()
+
+
 def test_quiet_prints_nothing(config_path, output_dir):
     result = invoke("run", config_path, "--quiet")
     assert result.exit_code == 0
