@@ -3,7 +3,8 @@
 Heavy modules (models and their numba kernels, pandas, scikit-learn) are imported inside the
 commands, so ``shortclust --help`` starts fast. Every user error is a
 :class:`~shortclust.errors.ShortclustError`, printed as one ``error: ...`` line on stderr with
-exit status 2; Ctrl-C exits with status 130. Python warnings (a solver that did not
+exit status 2; Ctrl-C exits with status 130, SIGTERM (handled as
+Ctrl-C: finished runs kept) with 143. Python warnings (a solver that did not
 converge, say) are shown as one ``warning: ...`` line each, without the source line.
 """
 
@@ -17,7 +18,9 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from shortclust.errors import ShortclustError, show_warnings_on_one_line
+from shortclust.errors import (
+    ShortclustError, interrupt_exit_code, raise_terminated, show_warnings_on_one_line,
+)
 
 app = typer.Typer(
     name="shortclust",
@@ -30,6 +33,7 @@ data_app = typer.Typer(help="List and inspect the registered datasets.", no_args
 app.add_typer(data_app, name="data")
 
 INTERRUPTED = 130
+TERMINATED = 143
 USER_ERROR = 2
 
 
@@ -46,9 +50,10 @@ def _user_errors():
     except ShortclustError as exc:
         _echo_error(exc)
         raise typer.Exit(USER_ERROR) from None
-    except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        raise typer.Exit(INTERRUPTED) from None
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (errors.Terminated)
+        code = interrupt_exit_code(exc)
+        typer.echo("terminated (SIGTERM)" if code == TERMINATED else "interrupted", err=True)
+        raise typer.Exit(code) from None
 
 
 _DATA_DIR_HELP = (
@@ -80,12 +85,19 @@ JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=-1, help=_JOBS_HELP
 
 
 def _say_jobs(jobs: int, quiet: bool) -> None:
-    """On stderr: how many workers ``--jobs 0/-1`` means here."""
-    if quiet or jobs >= 1:
+    """On stderr: how many workers ``--jobs 0/-1`` means here, or that ``--jobs`` above
+    the number of cores is capped to it."""
+    if quiet or jobs == 1:
         return
+    from shortclust.experiments.executors import cpu_cores
     from shortclust.experiments.runner import resolve_jobs
 
-    typer.echo(f"--jobs {jobs}: using all {resolve_jobs(jobs)} cores", err=True)
+    workers = resolve_jobs(jobs)
+    if jobs < 1:
+        typer.echo(f"--jobs {jobs}: using all {workers} cores", err=True)
+    elif workers < jobs:
+        typer.echo(f"--jobs {jobs}: only {cpu_cores()} cores here; using {workers} workers",
+                   err=True)
 
 
 def _run_options(data_dir, resume: bool, quiet: bool, jobs: int):
@@ -242,7 +254,8 @@ def reproduce(
                                          work_dir=work_dir, data_dir=data_dir, quiet=quiet,
                                          jobs=jobs, fit=not no_fit, options=options[name])
             except ExperimentInterrupted as exc:
-                typer.echo(f"{name}: interrupted after {exc.n_done} of {exc.n_total} runs of "
+                what = "terminated (SIGTERM)" if exc.exit_code == TERMINATED else "interrupted"
+                typer.echo(f"{name}: {what} after {exc.n_done} of {exc.n_total} runs of "
                            "the current config (finished runs are kept); rerun the same "
                            "command to continue", err=True)
                 raise typer.Exit(exc.exit_code) from None
@@ -338,7 +351,12 @@ def _relative_to(path: Path | None, directory: Path) -> str:
 
 def main() -> None:
     """Console-script entry point (``shortclust``); also ``python -m shortclust``."""
+    import signal
+
     show_warnings_on_one_line()
+    # SIGTERM (timeout, a scheduler) is handled as Ctrl-C: finished runs kept, summary
+    # written, one line, but exit status 143.
+    signal.signal(signal.SIGTERM, raise_terminated)
     try:
         app(prog_name="shortclust")
     except ShortclustError as exc:  # raised outside a command, e.g. while importing

@@ -81,8 +81,8 @@ class ExperimentConfig(BaseModel):
         time and fed to the model in batches; checked when the config is loaded.
     representation : dict or None
         What the model is fitted on (see :mod:`shortclust.representations`):
-        ``{name: counts | tfidf | word_vectors | sentence_embeddings, path: ...}``;
-        default: the term counts.
+        ``{name: counts | tfidf | word_vectors | sentence_embeddings, path: ...}``, or just
+        the name (``representation: tfidf``); default: the term counts.
     """
 
     model_config = _STRICT
@@ -108,6 +108,17 @@ class ExperimentConfig(BaseModel):
         if not value.strip():
             raise ValueError("must not be empty")
         return value.strip()
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_not_a_path(cls, value: str) -> str:
+        # It names the default output folder runs/<name>: '../../x' would write elsewhere.
+        if "/" in value or "\\" in value or ".." in value:
+            raise ValueError(
+                f"'{value}' must not contain '/', '\\' or '..' (it names the default output "
+                "folder runs/<name>); choose a plain name, and the folder with output:"
+            )
+        return value
 
     @field_validator("seeds")
     @classmethod
@@ -144,6 +155,12 @@ class ExperimentConfig(BaseModel):
                 )
             grids[key] = values
         return grids
+
+    @field_validator("representation", mode="before")
+    @classmethod
+    def _bare_representation_name(cls, section: Any) -> Any:
+        """``representation: tfidf`` (as the README writes it) means ``{name: tfidf}``."""
+        return {"name": section} if isinstance(section, str) else section
 
     @field_validator("representation")
     @classmethod
@@ -229,7 +246,8 @@ def load_config(path, overrides=()) -> ExperimentConfig:
         ``key=value`` strings as given to ``--set``: a dotted path (``model.params.alpha=0.05``,
         ``runs=3``) or a bare model parameter (``alpha=0.05``). Values are parsed as YAML, so
         ``3`` is an int, ``0.05`` a float and ``[nmi, ari]`` a list. Setting ``runs`` drops the
-        file's ``seeds`` and vice versa.
+        file's ``seeds`` and vice versa. ``null`` removes a key inside a section
+        (``stream.n_batches=null``), except a model parameter, which it sets to None.
 
     Returns
     -------
@@ -264,7 +282,7 @@ def _read_yaml_mapping(path: Path) -> dict:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config file ({one_line(exc)})") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: {_yaml_problem(exc)}") from None
     if raw is None:
@@ -276,6 +294,29 @@ def _read_yaml_mapping(path: Path) -> dict:
             f"{path}: top level must be a mapping of key: value, got a {type(raw).__name__}"
         )
     return raw
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.safe_load`` refusing a key given twice in one mapping (YAML keeps the last,
+    silently: a second ``model:`` would replace the first without a word)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            first: dict = {}
+            for key_node, _ in node.value:
+                try:
+                    key = self.construct_object(key_node, deep=True)
+                    hash(key)
+                except (TypeError, yaml.YAMLError):
+                    continue  # left to the constructor's own error
+                if key in first:
+                    raise yaml.constructor.ConstructorError(
+                        None, None,
+                        f"duplicate key '{key}' (first at line {first[key] + 1}); keep one",
+                        key_node.start_mark,
+                    )
+                first[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
@@ -337,6 +378,12 @@ def _set_path(raw: dict, parts: list[str], value: Any, text: str) -> None:
                 f"--set {text!r}: '{prefix}' is not a section, cannot set a key inside it"
             )
         node = child
+    if value is None and len(parts) > 1 and parts[:2] != ["model", "params"]:
+        # A key inside a section set to null is removed, so a stream config can switch to
+        # batch_by: time (stream.n_batches=null); a model parameter's None is a value
+        # (tol=null in the IC configs), and a top-level null keeps its own meaning.
+        node.pop(parts[-1], None)
+        return
     node[parts[-1]] = value
 
 

@@ -18,6 +18,24 @@ def one_line(value) -> str:
     return text
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, a cluster scheduler) raised as an interruption, like Ctrl-C.
+
+    A ``KeyboardInterrupt`` so every path that keeps finished runs on Ctrl-C keeps them on
+    SIGTERM too; the CLI exits with status 143 (128 + 15) instead of 130.
+    """
+
+
+def raise_terminated(signum, frame) -> None:
+    """A SIGTERM handler (installed by the CLI's main): raise :class:`Terminated`."""
+    raise Terminated()
+
+
+def interrupt_exit_code(exc: BaseException) -> int:
+    """The shell's exit status for an interruption: 143 for SIGTERM, 130 for Ctrl-C."""
+    return 143 if isinstance(exc, Terminated) else 130
+
+
 class ShortclustError(Exception):
     """Base class for user-facing errors: the message is shown as is, on one line.
 

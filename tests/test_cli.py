@@ -227,6 +227,25 @@ def test_interrupt_keeps_finished_runs_and_exits_130(config_path, output_dir, fa
     assert [r["seed"] for r in read_records(output_dir)] == [0, 1]
 
 
+def test_sigterm_in_process_keeps_finished_runs_and_exits_143(config_path, output_dir,
+                                                              fake_model, monkeypatch):
+    from shortclust.errors import Terminated
+
+    fit = fake_model.fit
+
+    def fit_then_terminated(self, X, y=None, callback=None):
+        if callback is not None and fake_model.fit_calls == 2:
+            raise Terminated  # what the SIGTERM handler raises
+        return fit(self, X, y, callback)
+
+    monkeypatch.setattr(fake_model, "fit", fit_then_terminated)
+    result = invoke("run", config_path, "--runs", 5)
+    assert result.exit_code == 143
+    assert "terminated (SIGTERM) after 2 of 5 runs; rerun with --resume" in result.stderr
+    assert [r["seed"] for r in read_records(output_dir)] == [0, 1]
+    assert (output_dir / "summary.md").is_file()
+
+
 def test_quiet_prints_nothing(config_path, output_dir):
     result = invoke("run", config_path, "--quiet")
     assert result.exit_code == 0
@@ -336,6 +355,25 @@ def test_jobs_defaults_to_1_and_0_means_all_cores(config_path, monkeypatch):
     assert seen == [1, 0]
 
 
+def test_jobs_above_the_cores_is_capped_with_a_note(config_path, monkeypatch):
+    import joblib
+
+    import shortclust.experiments.executors as executors
+
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
+    workers = []
+    monkeypatch.setattr(executors, "run_in_workers",
+                        lambda context, todo, write, bars, n: workers.append(n))
+    monkeypatch.setattr("shortclust.experiments.runner.run_in_workers",
+                        executors.run_in_workers)
+    result = invoke("run", config_path, "--jobs", 999)
+    assert result.exit_code == 0, result.output
+    assert "--jobs 999: only 2 cores here; using 2 workers" in result.stderr
+    assert workers == [2]
+    quiet = invoke("run", config_path, "--jobs", 999, "--quiet")
+    assert quiet.exit_code == 0 and quiet.stderr == "" and workers == [2, 2]
+
+
 def test_jobs_below_minus_1_is_a_usage_error(config_path, output_dir):
     result = invoke("run", config_path, "--jobs", -2)
     assert result.exit_code == 2 and "--jobs" in result.output
@@ -358,3 +396,45 @@ def test_a_model_refusing_its_input_leaves_no_output_directory(tmp_path):
     assert result.exit_code == 2
     assert "n_clusters=2 is more than the 1 documents" in result.output
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_sigterm_keeps_finished_runs_writes_summary_and_exits_143(tmp_path, data_dir):
+    """SIGTERM (timeout, a scheduler) is handled as Ctrl-C, with exit status 143."""
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "shortclust", "run", str(ROOT / "configs" / "gsdmm_tweet.yaml"),
+         "--set", "max_iter=200", "--runs", "20", "--output", str(out),
+         "--data-dir", str(data_dir), "--quiet"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    records = out / "records.jsonl"
+    deadline = time.monotonic() + 300
+    while not (records.is_file() and records.read_text().strip()):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 143, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("terminated (SIGTERM) after "), stderr
+    assert "--resume" in lines[0]
+    assert (out / "summary.md").is_file()
+    kept = read_records(out)
+    assert 1 <= len(kept) < 20
+    assert len({record["seed"] for record in kept}) == len(kept)
+
+
+def test_a_second_writer_of_one_output_gets_one_error_line(config_path, output_dir):
+    import fcntl
+
+    output_dir.mkdir(parents=True)
+    with open(output_dir / ".shortclust.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        result = invoke("run", config_path)
+    assert_one_error_line(result, f"output '{output_dir}' is being written by another")
+    assert not (output_dir / "records.jsonl").exists()

@@ -202,7 +202,12 @@ def _parse_json_line(path: Path, lineno: int, line: str) -> dict:
                     'write one object per line, like {"text": "...", "label": "..."}')
     text = record.get("text")
     if not isinstance(text, str):
-        problem = "no 'text' field" if text is None else "'text' is not a string"
+        if "text" not in record:
+            problem = "no 'text' field"
+        elif text is None:
+            problem = "'text' is null"
+        else:
+            problem = "'text' is not a string"
         raise _fail(path, lineno, problem, 'give every line a string "text" field')
     return record
 

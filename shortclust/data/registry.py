@@ -190,8 +190,20 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
         ``data_dir``, else ``$SHORTCLUST_DATA``, else the user cache
         ``$XDG_CACHE_HOME/shortclust/datasets`` (``~/.cache/shortclust/datasets``).
         The directory is not required to exist.
+
+    Raises
+    ------
+    DataError
+        When the path exists but is not a directory (``--data-dir /etc/passwd``).
     """
-    return _choose_data_dir(data_dir)[0]
+    directory, origin = _choose_data_dir(data_dir)
+    if directory.exists() and not directory.is_dir():
+        how = "--data-dir" if origin == "--data-dir" else "--data-dir or SHORTCLUST_DATA"
+        raise DataError(
+            f"data directory {directory} (from {origin}) is not a directory: point {how} "
+            "at the folder holding the dataset files"
+        )
+    return directory
 
 
 def data_dir_origin(data_dir: str | os.PathLike | None = None) -> str:

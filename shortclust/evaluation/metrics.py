@@ -244,6 +244,33 @@ _FROM_TABLE = {
 }
 
 
+#: Each metric's range: rounding can put a score one or two ulps outside it (identical
+#: partitions gave NMI 1.0000000000000002), so every score is clipped to it. AMI and ARI
+#: have no lower bound worth stating (below 0 is worse than chance).
+RANGES = {
+    "nmi": (0.0, 1.0),
+    "ami": (None, 1.0),
+    "ami_max": (None, 1.0),
+    "ari": (None, 1.0),
+    "acc": (0.0, 1.0),
+    "homogeneity": (0.0, 1.0),
+    "completeness": (0.0, 1.0),
+    "v_measure": (0.0, 1.0),
+    "purity": (0.0, 1.0),
+}
+
+
+def _clip(name, value):
+    """``value`` of metric ``name`` as a Python float within :data:`RANGES`."""
+    low, high = RANGES[name]
+    value = float(value)
+    if high is not None and value > high:
+        return high
+    if low is not None and value < low:
+        return low
+    return value
+
+
 # ---------------------------------------------------------------- public API
 
 
@@ -295,7 +322,7 @@ def nmi(labels_true, labels_pred):
         In [0, 1]. 1.0 when both labelings are a single group (sklearn's
         convention); 0.0 when exactly one of them is.
     """
-    return _nmi(_Table(labels_true, labels_pred))
+    return _clip("nmi", _nmi(_Table(labels_true, labels_pred)))
 
 
 def ami(labels_true, labels_pred):
@@ -317,7 +344,7 @@ def ami(labels_true, labels_pred):
     float
         1.0 for identical partitions; about 0.0 for independent ones; may be negative.
     """
-    return _ami(_Table(labels_true, labels_pred))
+    return _clip("ami", _ami(_Table(labels_true, labels_pred)))
 
 
 def ari(labels_true, labels_pred):
@@ -332,7 +359,7 @@ def ari(labels_true, labels_pred):
     float
         1.0 for identical partitions; about 0.0 for independent ones; may be negative.
     """
-    return _ari(_Table(labels_true, labels_pred))
+    return _clip("ari", _ari(_Table(labels_true, labels_pred)))
 
 
 def homogeneity(labels_true, labels_pred):
@@ -347,7 +374,7 @@ def homogeneity(labels_true, labels_pred):
     float
         In [0, 1]; 1.0 when there is a single class (sklearn's convention).
     """
-    return _homogeneity(_Table(labels_true, labels_pred))
+    return _clip("homogeneity", _homogeneity(_Table(labels_true, labels_pred)))
 
 
 def completeness(labels_true, labels_pred):
@@ -362,7 +389,7 @@ def completeness(labels_true, labels_pred):
     float
         In [0, 1]; 1.0 when there is a single cluster (sklearn's convention).
     """
-    return _completeness(_Table(labels_true, labels_pred))
+    return _clip("completeness", _completeness(_Table(labels_true, labels_pred)))
 
 
 def v_measure(labels_true, labels_pred):
@@ -377,7 +404,7 @@ def v_measure(labels_true, labels_pred):
     float
         In [0, 1].
     """
-    return _v_measure(_Table(labels_true, labels_pred))
+    return _clip("v_measure", _v_measure(_Table(labels_true, labels_pred)))
 
 
 def purity(labels_true, labels_pred):
@@ -396,7 +423,7 @@ def purity(labels_true, labels_pred):
     float
         In (0, 1].
     """
-    return _purity(_Table(labels_true, labels_pred))
+    return _clip("purity", _purity(_Table(labels_true, labels_pred)))
 
 
 def acc(labels_true, labels_pred):
@@ -417,7 +444,7 @@ def acc(labels_true, labels_pred):
     float
         Matched documents divided by ``n``, in (0, 1].
     """
-    return _acc(_Table(labels_true, labels_pred))
+    return _clip("acc", _acc(_Table(labels_true, labels_pred)))
 
 
 def evaluate(labels_true, labels_pred, metrics=None):
@@ -434,7 +461,8 @@ def evaluate(labels_true, labels_pred, metrics=None):
     Returns
     -------
     dict of str to float
-        Plain Python floats keyed by metric name, in the requested order.
+        Plain Python floats keyed by metric name, in the requested order, each within
+        its range (:data:`RANGES`: rounding never gives 1.0000000000000002).
 
     Raises
     ------
@@ -444,7 +472,7 @@ def evaluate(labels_true, labels_pred, metrics=None):
     """
     names = _check_metric_names(metrics)
     table = _Table(labels_true, labels_pred)
-    return {name: float(_FROM_TABLE[name](table)) for name in names}
+    return {name: _clip(name, _FROM_TABLE[name](table)) for name in names}
 
 
 def _check_metric_names(metrics):

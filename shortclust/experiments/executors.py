@@ -32,18 +32,24 @@ Write = Callable[[PlannedRun, Outcome], None]
 
 
 def resolve_jobs(jobs: int) -> int:
-    """The number of worker processes ``jobs`` asks for: ``0`` or ``-1`` mean every core.
+    """The number of worker processes ``jobs`` asks for, at most the number of cores.
 
-    Below -1 counts back from every core as joblib does (``-2``: all but one); a result
-    below 1 is 1.
+    ``0`` or ``-1`` mean every core; below -1 counts back from every core as joblib does
+    (``-2``: all but one); a result below 1 is 1. More workers than cores would only make
+    every run slower (each worker fits with one thread), so ``--jobs 999`` means every core.
     """
     jobs = int(jobs)
+    cores = cpu_cores()
     if jobs >= 1:
-        return jobs
+        return min(jobs, cores)
+    return max(1, cores if jobs in (0, -1) else cores + 1 + jobs)
+
+
+def cpu_cores() -> int:
+    """The cores this process may use (joblib's count: affinity and cgroup quotas)."""
     from joblib import cpu_count
 
-    cores = cpu_count()
-    return max(1, cores if jobs in (0, -1) else cores + 1 + jobs)
+    return max(1, int(cpu_count()))
 
 
 def run_here(context: RunContext, todo: list[PlannedRun], write: Write, bars) -> None:
@@ -64,15 +70,18 @@ _worker_state: dict[str, Any] = {}
 
 
 def _init_worker(context: RunContext, warm_params: dict[str, Any]) -> None:
-    """Run once in each worker: ignore Ctrl-C, show warnings as the parent does, set up.
+    """Run once in each worker: ignore Ctrl-C and SIGTERM, show warnings as the parent
+    does, set up.
 
-    The parent alone handles Ctrl-C (it stops the workers).
+    The parent alone handles Ctrl-C and SIGTERM (it writes the finished runs, then kills
+    the workers), even when the signal is sent to the whole process group.
     """
     import signal
 
     from shortclust.errors import show_warnings_on_one_line
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     show_warnings_on_one_line()  # as the parent shows them (the CLI's main)
     setup_worker(context, warm_params)
 

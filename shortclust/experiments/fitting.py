@@ -19,6 +19,11 @@ from shortclust.experiments.plan import Plan, PlannedRun, StreamPlan
 #: Documents a warm-up fit uses (twice over for a stream: a fit, then one more batch).
 WARM_UP_DOCS = 32
 
+#: The warm-up's cap on iteration-like parameters, for a model that has them: the warm-up
+#: only compiles kernels, so ``max_iter: 1000000000`` must not run there (untimed, without
+#: progress). The timed runs keep the config's values.
+WARM_UP_CAPS = {"max_iter": 2, "n_init": 1, "partial_iter": 2}
+
 
 @dataclass
 class Outcome:
@@ -83,7 +88,8 @@ class RunContext:
         """
         n = WARM_UP_DOCS
         try:
-            model = self.model_class(**params, random_state=0)
+            model = self.model_class(**warm_up_params(self.model_class, params),
+                                     random_state=0)
             if self.stream is None:
                 model.fit(self.features[:n], **_rows(self.extras, slice(0, n)))
             else:
@@ -132,6 +138,23 @@ class RunContext:
         return {"cluster_sizes": [int(size) for size in sizes[:len(words)]],
                 "top_words": [[[str(word), float(weight)] for word, weight in cluster]
                               for cluster in words]}
+
+
+def warm_up_params(model_class: type, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with each :data:`WARM_UP_CAPS` parameter the model has (given or by
+    default) at most its cap; other parameters as given."""
+    import inspect
+
+    defaults = {name: parameter.default for name, parameter
+                in inspect.signature(model_class.__init__).parameters.items()}
+    capped = dict(params)
+    for name, cap in WARM_UP_CAPS.items():
+        if name not in defaults:
+            continue
+        value = params.get(name, defaults[name])
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > cap:
+            capped[name] = cap
+    return capped
 
 
 def fitted_labels(model, n_docs: int) -> np.ndarray:

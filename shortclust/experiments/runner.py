@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from shortclust.config import ExperimentConfig
-from shortclust.errors import ConfigError, ShortclustError
+from shortclust.errors import ConfigError, ShortclustError, interrupt_exit_code
 from shortclust.experiments.executors import resolve_jobs, run_here, run_in_workers
 from shortclust.experiments.fitting import Outcome, RunContext
 from shortclust.experiments.plan import Plan, PlannedRun, plan_experiment
@@ -36,22 +36,21 @@ __all__ = ["ExperimentInterrupted", "ExperimentResult", "RunOptions", "resolve_j
 
 
 class ExperimentInterrupted(Exception):
-    """The user stopped the experiment (Ctrl-C); finished runs are recorded.
+    """The user stopped the experiment (Ctrl-C or SIGTERM); finished runs are recorded.
 
     Attributes
     ----------
     n_done, n_total : int
         Runs recorded so far and runs planned.
     exit_code : int
-        130, the shell convention for SIGINT.
+        130 (SIGINT, Ctrl-C) or 143 (SIGTERM), the shell conventions.
     """
 
-    exit_code = 130
-
-    def __init__(self, n_done: int, n_total: int):
-        self.n_done, self.n_total = n_done, n_total
+    def __init__(self, n_done: int, n_total: int, exit_code: int = 130):
+        self.n_done, self.n_total, self.exit_code = n_done, n_total, exit_code
+        what = "terminated (SIGTERM)" if exit_code == 143 else "interrupted"
         super().__init__(
-            f"interrupted after {n_done} of {n_total} runs; rerun with --resume to continue"
+            f"{what} after {n_done} of {n_total} runs; rerun with --resume to continue"
         )
 
 
@@ -77,7 +76,7 @@ class RunOptions:
     jobs : int
         Worker processes fitting runs in parallel: 1 fits them here, one after another;
         ``0`` or ``-1`` use every core (see :func:`resolve_jobs`); never more workers than
-        runs to do. Labels and records do not depend on it (only ``fit_seconds`` and
+        cores or runs to do. Labels and records do not depend on it (only ``fit_seconds`` and
         timestamps do).
     fit : bool
         ``False``: fit nothing and write nothing (no directory, no summary), only collect
@@ -163,9 +162,10 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
     Raises
     ------
     ConfigError, DataError, ParameterError
-        Before any fit, for a bad config, model, parameter, dataset or output directory.
+        Before any fit, for a bad config, model, parameter, dataset or output directory
+        (one another run is writing: it is locked, :func:`lock_output_dir`).
     ExperimentInterrupted
-        On Ctrl-C, after keeping every finished record and writing the summary of them.
+        On Ctrl-C (or SIGTERM under the CLI), after keeping every finished record and writing the summary of them.
     """
     options = replace(options or RunOptions(), **option_values)
     plan = plan_experiment(config, options.data_dir, points)
@@ -175,10 +175,22 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
         return _recorded_only(plan, store, archived)
     say = Messages(options.quiet, options.console)
     selection = select_runs(store, plan, options.resume, archived)
-    todo = selection.todo
-    context = RunContext.from_plan(plan) if todo else None  # before anything is written
+    context = RunContext.from_plan(plan) if selection.todo else None  # before any write
     created = make_output_dirs(store)
-    selection.apply(store, say)
+    try:
+        with lock_output_dir(store.output_dir):  # another run on it fails here, in one line
+            selection.apply(store, say)
+            return _fit_and_write(plan, store, selection, context, options, archived, say,
+                                  table)
+    except ShortclustError:
+        remove_if_unused(created)
+        raise
+
+
+def _fit_and_write(plan: Plan, store: RecordStore, selection, context, options: RunOptions,
+                   archived, say, table: bool) -> ExperimentResult:
+    """Fit the selected runs, writing each as it finishes; summarise (output dir locked)."""
+    todo = selection.todo
     workers = min(resolve_jobs(options.jobs), len(todo))
     unit = "batches" if plan.stream is not None else "iterations"
     try:
@@ -188,12 +200,10 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
                 run_in_workers(context, todo, _writer(plan, store), bars, workers)
             else:
                 run_here(context, todo, _writer(plan, store), bars)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM under the CLI (errors.Terminated)
         _finish(plan, store, say, print_table=False)
-        raise ExperimentInterrupted(len(_planned(plan, store.load())), len(plan.runs)) from None
-    except ShortclustError:
-        remove_if_unused(created)
-        raise
+        raise ExperimentInterrupted(len(_planned(plan, store.load())), len(plan.runs),
+                                    interrupt_exit_code(exc)) from None
     finally:  # an interrupted experiment keeps the runs it finished in the archive too
         _update_archive(options.archive, store, archived)
     result = _finish(plan, store, say, print_table=table and not options.quiet)
@@ -221,6 +231,62 @@ def make_output_dirs(store: RecordStore) -> list[Path]:
             "choose another directory with --output"
         ) from None
     return missing
+
+
+#: The lock file :func:`lock_output_dir` creates in the output directory while a run writes it.
+LOCK_NAME = ".shortclust.lock"
+
+
+@contextlib.contextmanager
+def lock_output_dir(output_dir: Path):
+    """Hold an exclusive lock on ``output_dir`` (``fcntl.flock`` on :data:`LOCK_NAME`).
+
+    Two runs writing one output directory at once would record every seed twice; the
+    second gets a one-line error instead. The lock is taken just before the first write
+    and released (the file removed) on any exit; the kernel releases it if the process
+    dies. A lock file removed by its holder between our open and our lock is opened again.
+
+    Raises
+    ------
+    ConfigError
+        When another process holds the lock.
+    """
+    import fcntl
+    import os
+
+    path = Path(output_dir) / LOCK_NAME
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise ConfigError(
+                f"output '{output_dir}': cannot create its lock file {LOCK_NAME} "
+                f"({exc.strerror or exc}): choose another directory with --output"
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise ConfigError(
+                f"output '{output_dir}' is being written by another shortclust run (it holds "
+                f"{path}): wait for it to finish or choose another directory with --output"
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)  # its holder removed it as we opened it: lock the new one
+    try:
+        yield path
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        os.close(fd)
 
 
 def remove_if_unused(created: list[Path]) -> None:

@@ -105,6 +105,7 @@ LINE_ERRORS = [
     ("no_text", "d.jsonl", '{"text": "a"}\n{"text": "b"}\n{"label": "x"}\n', "line 3",
      "no 'text'"),
     ("text_not_string", "d.jsonl", '{"text": 5}\n', "line 1", "not a string"),
+    ("text_null", "d.jsonl", '{"text": "a"}\n{"text": null}\n', "line 2", "'text' is null"),
     ("not_object", "d.jsonl", '{"text": "a"}\n["a"]\n', "line 2", "not a JSON object"),
     ("labels_partly_missing", "d.jsonl",
      '{"text": "a", "label": "x"}\n{"text": "b", "label": "y"}\n{"text": "c"}\n',

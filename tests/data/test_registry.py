@@ -144,3 +144,16 @@ def test_dataset_present_is_false_for_an_absent_file_or_an_unknown_name(tmp_path
     (tmp_path / "Tweet.jsonl.gz").write_bytes(b"")
     assert dataset_present("Tweet", tmp_path) and dataset_present("tweet", tmp_path)
     assert not dataset_present("NoSuchSet", tmp_path)  # not an error: listed as not present
+
+
+def test_data_dir_that_is_a_file_is_an_error(clean_env, tmp_path):
+    from shortclust.errors import DataError
+
+    a_file = tmp_path / "passwd"
+    a_file.write_text("root:x:0:0\n")
+    with pytest.raises(DataError, match="is not a directory") as caught:
+        resolve_data_dir(a_file)
+    assert str(a_file) in str(caught.value) and "--data-dir" in str(caught.value)
+    clean_env.setenv("SHORTCLUST_DATA", str(a_file))
+    with pytest.raises(DataError, match="SHORTCLUST_DATA"):
+        resolve_data_dir()

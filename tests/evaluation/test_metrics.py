@@ -359,3 +359,34 @@ def test_evaluate_agrees_with_single_metric_functions(case):
 def test_evaluate_unknown_metric_names_it_and_lists_valid_ones():
     with pytest.raises(ValueError, match=r"'nmx'.*nmi, ami, ari, acc, homogeneity"):
         M.evaluate([0, 1], [0, 1], ["nmi", "nmx"])
+
+
+# --- every bounded metric is clipped to its range (rounding gave 1.0000000000000002) -----------
+
+_ONE_ULP_OVER = [2, 1, 2, 1, 2, 2, 0, 1, 1, 0, 1, 1, 1, 2, 2, 1, 2, 2, 1, 1, 0, 1, 0, 1, 0, 2,
+                 2, 0, 2, 1, 0]
+_AMI_OVER = [5, 3, 1, 0, 5, 2, 5, 0, 5, 4, 5, 5, 1, 0, 5, 1, 1, 5, 3, 3, 3, 5, 1, 0, 4, 1, 0,
+             2, 5, 4]
+
+
+@pytest.mark.parametrize("labels", [_ONE_ULP_OVER, _AMI_OVER])
+def test_identical_partitions_score_at_most_1_despite_rounding(labels):
+    scores = M.evaluate(labels, labels, metrics=M.KNOWN_METRICS)
+    assert all(value == pytest.approx(1.0) and value <= 1.0 for value in scores.values()), scores
+    for name in M.KNOWN_METRICS:
+        single = getattr(M, name if name != "ami_max" else "ami")
+        assert single(labels, labels) <= 1.0, name
+
+
+_UPPER_ONLY = {"ami", "ami_max", "ari"}
+
+
+@pytest.mark.parametrize("name", M.KNOWN_METRICS)
+@pytest.mark.parametrize("raw", [1 + 4e-16, -4e-16])
+def test_table_rounding_outside_the_range_is_clipped(monkeypatch, name, raw):
+    monkeypatch.setitem(M._FROM_TABLE, name, lambda table: raw)
+    monkeypatch.setattr(M, f"_{name}", lambda table: raw)
+    expected = 1.0 if raw > 1 else (raw if name in _UPPER_ONLY else 0.0)
+    assert M.evaluate([0, 0, 1], [0, 1, 1], metrics=[name])[name] == expected
+    if name != "ami_max":
+        assert getattr(M, name)([0, 0, 1], [0, 1, 1]) == expected

@@ -255,3 +255,45 @@ def test_override_of_unknown_dotted_key(write_yaml):
 def test_schema_forbids_extra_keys_everywhere():
     for model in (ExperimentConfig, ExperimentConfig.model_fields["model"].annotation):
         assert model.model_config["extra"] == "forbid"
+
+
+# --- issue 17: wording and safety -----------------------------------------------------------
+
+def test_representation_as_a_bare_name(write_yaml):
+    config = load_config(write_yaml(VALID + "representation: tfidf\n"))
+    assert config.representation["name"] == "tfidf"
+    as_mapping = load_config(write_yaml(VALID + "representation: {name: tfidf}\n", "b.yaml"))
+    assert config.representation == as_mapping.representation
+    overridden = load_config(write_yaml(VALID, "c.yaml"), ["representation=tfidf"])
+    assert overridden.representation == as_mapping.representation
+
+
+def test_duplicate_keys_are_refused_with_the_key_and_line(write_yaml):
+    path = write_yaml(VALID + "model:\n  name: fake\n")  # line 6; the first is on line 3
+    message = assert_one_line_config_error(path, match="duplicate key 'model'")
+    assert "line 6" in message and "line 3" in message
+    nested = write_yaml(VALID.replace("{n_clusters: 4}", "{n_clusters: 4, n_clusters: 5}"),
+                        "n.yaml")
+    assert_one_line_config_error(nested, match="duplicate key 'n_clusters'")
+
+
+@pytest.mark.parametrize("name", ["../../x", "a/b", "..", "x/../y", "a\\\\b"])
+def test_a_name_that_is_a_path_is_refused(write_yaml, name):
+    path = write_yaml(VALID.replace("name: demo", f"name: '{name}'"))
+    assert_one_line_config_error(path, match="'name'")
+    assert_one_line_config_error(path, match="output")
+
+
+def test_dotted_names_that_are_not_paths_are_fine(write_yaml):
+    assert load_config(write_yaml(VALID.replace("name: demo", "name: run.v2"))).name == "run.v2"
+
+
+def test_set_null_removes_a_section_key_but_a_model_param_stays_none(write_yaml):
+    from shortclust.config import _apply_overrides
+
+    raw = {"name": "s", "stream": {"n_batches": 5, "order_by": "time"},
+           "model": {"name": "fake", "params": {"tol": 0.1}}}
+    _apply_overrides(raw, ["stream.n_batches=null", "stream.batch_by=time",
+                           "model.params.tol=null"])
+    assert raw["stream"] == {"order_by": "time", "batch_by": "time"}
+    assert raw["model"]["params"] == {"tol": None}

@@ -6,6 +6,7 @@ with an in-process stand-in that runs each task at submission (same code path ot
 
 from concurrent.futures import Future
 
+import joblib
 import numpy as np
 import pytest
 
@@ -99,12 +100,21 @@ def test_real_gsdmm_in_two_workers_matches_one_process(tmp_path, corpus_path):
         labels_of(tmp_path / "seq", sequential.records)
 
 
-def test_jobs_are_capped_by_the_runs_to_do(config_path, inline_pool):
+def test_jobs_are_capped_by_the_runs_to_do(config_path, inline_pool, monkeypatch):
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 8)
     run(config_path, "runs=1", jobs=4)
     assert inline_pool.instances == []  # one run: fitted here, no pool
     run(config_path, "runs=3", jobs=8)
     (pool,) = inline_pool.instances
     assert pool.workers == 3 and pool.shut == (True, False)
+
+
+def test_jobs_are_capped_by_the_cores(config_path, inline_pool, monkeypatch):
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
+    assert [resolve_jobs(n) for n in (1, 2, 3, 999, 0)] == [1, 2, 2, 2, 2]
+    run(config_path, "runs=3", jobs=999)
+    (pool,) = inline_pool.instances
+    assert pool.workers == 2
 
 
 def test_a_sweep_passes_its_jobs_to_the_runner(config_path, inline_pool):

@@ -342,6 +342,23 @@ def test_cli_interrupt_keeps_finished_runs_and_exits_130(paper, tmp_path, fake_m
     assert "| 3 |" in (tmp_path / "r" / "fake" / "table.md").read_text()
 
 
+def test_cli_sigterm_during_reproduce_exits_143(paper, tmp_path, fake_model, monkeypatch):
+    from shortclust.errors import Terminated
+
+    fit = fake_model.fit
+
+    def fit_then_terminated(self, X, y=None, callback=None):
+        if callback is not None and fake_model.fit_calls == 1:
+            raise Terminated  # what the CLI's SIGTERM handler raises
+        return fit(self, X, y, callback)
+
+    monkeypatch.setattr(fake_model, "fit", fit_then_terminated)
+    result = invoke("reproduce", "fake", "--results", tmp_path / "r", "--work-dir",
+                    tmp_path / "w", "--quiet")
+    assert result.exit_code == 143
+    assert "fake: terminated (SIGTERM) after 1 of" in result.output
+
+
 def test_a_run_recorded_twice_counts_once_and_the_first_record_wins():
     from shortclust.experiments.records import first_of_each_run
 

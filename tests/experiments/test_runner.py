@@ -89,6 +89,24 @@ def test_one_untimed_warm_up_fit_when_there_is_work(config_path, fake_model):
     assert fake_model.warm_up_fits == 1
 
 
+def test_warm_up_caps_iterations_and_runs_keep_them(config_path, fake_model, monkeypatch):
+    """The untimed warm-up only compiles kernels: a huge max_iter must not run there."""
+    seen = []
+    fit = fake_model.fit
+
+    def spy(self, X, y=None, callback=None):
+        seen.append((self.max_iter, callback is not None))
+        return fit(self, X, y, callback)
+
+    monkeypatch.setattr(fake_model, "fit", spy)
+    result = run(config_path, "model.params.max_iter=5000")
+    warm = [max_iter for max_iter, timed in seen if not timed]
+    timed = [max_iter for max_iter, timed in seen if timed]
+    assert len(warm) == 1 and warm[0] <= 2
+    assert timed == [5000] * 3
+    assert all(record["n_iter"] == 5000 for record in result.records)
+
+
 def test_without_resume_old_records_are_moved_aside(config_path, output_dir):
     run(config_path)
     run(config_path, "runs=1")
@@ -264,3 +282,69 @@ def test_checks_come_before_an_old_records_file_is_moved_aside(config_path, outp
         run(config_path, "representation={name: word_vectors, path: /no/such/vectors.txt}")
     assert (output_dir / "records.jsonl").read_text() == before
     assert not list(output_dir.glob("records.*.bak"))
+
+
+# --- the output directory is locked while a run writes it --------------------------------------
+
+LOCK_FILE = ".shortclust.lock"
+
+
+def _hold_lock(directory):
+    import fcntl
+    import os
+
+    directory.mkdir(parents=True, exist_ok=True)
+    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def test_a_locked_output_directory_is_refused_and_nothing_is_written(config_path, output_dir):
+    import os
+
+    fd = _hold_lock(output_dir)
+    try:
+        with pytest.raises(ConfigError, match="another shortclust run") as caught:
+            run(config_path)
+        assert str(output_dir) in str(caught.value) and "--output" in str(caught.value)
+        assert sorted(p.name for p in output_dir.iterdir()) == [LOCK_FILE]
+    finally:
+        os.close(fd)
+    assert run(config_path).n_run == 3  # released: the next run works
+
+
+def test_the_lock_is_held_while_fitting_and_gone_after(config_path, output_dir, fake_model,
+                                                       monkeypatch):
+    import fcntl
+    import os
+
+    held = []
+    fit = fake_model.fit
+
+    def spy(self, X, y=None, callback=None):
+        if callback is not None:
+            fd = os.open(output_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held.append(False)
+            except BlockingIOError:
+                held.append(True)
+            finally:
+                os.close(fd)
+        return fit(self, X, y, callback)
+
+    monkeypatch.setattr(fake_model, "fit", spy)
+    run(config_path)
+    assert held == [True, True, True]
+    assert not (output_dir / LOCK_FILE).exists()
+
+
+def test_no_fit_takes_no_lock(config_path, output_dir):
+    import os
+
+    run(config_path)
+    fd = _hold_lock(output_dir)
+    try:
+        assert len(run(config_path, fit=False).records) == 3
+    finally:
+        os.close(fd)
