@@ -438,3 +438,84 @@ def test_a_second_writer_of_one_output_gets_one_error_line(config_path, output_d
         result = invoke("run", config_path)
     assert_one_error_line(result, f"output '{output_dir}' is being written by another")
     assert not (output_dir / "records.jsonl").exists()
+
+
+def _descendants(pid):
+    """Every process below ``pid`` (pids), from /proc: loky workers, resource trackers."""
+    children = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid):
+    """Whether ``pid`` runs (a zombie waiting for its reaper counts as dead)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_workers_die_when_the_main_process_is_killed(tmp_path):
+    """SIGKILL of `run --jobs 2` (no handler can run) takes its workers and trackers with it."""
+    import contextlib
+    import signal
+    import time
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    corpus = tmp_path / "words.jsonl"
+    with open(corpus, "w", encoding="utf-8") as handle:
+        for i in range(300):
+            words = rng.choice([f"w{j}" for j in range(60)], size=8)
+            handle.write(json.dumps({"text": " ".join(words), "label": str(i % 5)}) + "\n")
+    config = tmp_path / "long.yaml"
+    config.write_text(f"name: long\ndataset: {corpus}\npreprocess: none\nmodel:\n  name: gsdmm\n"
+                      "  params: {n_clusters: 20, max_iter: 100000000}\nruns: 4\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "shortclust", "run", str(config), "--jobs", "2", "--quiet",
+         "--output", str(tmp_path / "out")],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True)
+    spawned = []
+    try:
+        deadline = time.monotonic() + 120
+        workers = []
+        while len(workers) < 2:  # two workers beside the resource tracker
+            assert process.poll() is None, process.stderr.read()
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.5)
+            workers = [pid for pid in _descendants(process.pid)
+                       if "loky" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(
+                           errors="replace") and "resource_tracker" not in
+                       Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")]
+        time.sleep(3)  # the workers are set up and fitting
+        spawned = _descendants(process.pid)
+        assert len(spawned) >= 3
+        process.kill()
+        process.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in spawned) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [pid for pid in spawned if _alive(pid)]
+    finally:
+        for pid in [process.pid, *_descendants(process.pid), *spawned]:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        process.stderr.close()

@@ -82,8 +82,47 @@ def _init_worker(context: RunContext, warm_params: dict[str, Any]) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _die_with_parent()
     show_warnings_on_one_line()  # as the parent shows them (the CLI's main)
     setup_worker(context, warm_params)
+
+
+def _die_with_parent(poll_seconds: float = 0.5) -> None:
+    """Make this worker exit when its parent dies, even by SIGKILL (no handler runs then).
+
+    A worker left behind would go on fitting for hours, and keep loky's resource trackers
+    alive (they exit when the last process holding their pipe is gone). Two guards:
+
+    - Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, delivered by the kernel even while the
+      worker is inside a compiled kernel holding the GIL. It fires when the parent's
+      *thread* that started the worker exits: loky starts workers from the thread calling
+      ``submit`` (the one running ``run_in_workers``, which outlives the pool) or from its
+      manager thread (which lives as long as the pool), so it does not fire early here.
+    - everywhere: a daemon thread that exits the worker as soon as its parent changes
+      (the worker is re-parented to init or a subreaper), whatever started it.
+    """
+    import os
+    import sys
+    import threading
+    import time
+
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 is PR_SET_PDEATHSIG
+    if parent == 1 or os.getppid() != parent:  # the parent died before the guard was set
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_seconds)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="shortclust-parent-watch", daemon=True).start()
 
 
 def setup_worker(context: RunContext, warm_params: dict[str, Any]) -> None:
