@@ -13,6 +13,11 @@ the batch fit's labels, which are not stored) and a run lacking the top words no
 for are fitted again: their record leaves the records file before the fit, while an
 archive keeps it until the new record replaces it there (so an interruption loses nothing
 archived).
+
+A recorded run whose labels file is gone is fitted again even when its record lacks
+nothing: ``labels/<run_id>.txt`` is part of what a run leaves. Runs of the archive are the
+exception: archived records never come with labels (the archive keeps metrics and
+provenance only), so their labels file is not expected.
 """
 
 from __future__ import annotations
@@ -36,7 +41,10 @@ class Selection:
     records : list of dict or None
         On resume, the records file to write before fitting (None: leave it as it is).
     completed, refit : int
-        Recorded runs given the metrics they lacked, and recorded runs to fit again.
+        Recorded runs given the metrics they lacked, and recorded runs to fit again for
+        what their record lacks.
+    unlabelled : int
+        Recorded runs (not archived) to fit again because their labels file is gone.
     resume : bool
         Whether the experiment resumes (else it starts afresh).
     n_skipped : int
@@ -49,6 +57,7 @@ class Selection:
     refit: int = 0
     resume: bool = False
     n_skipped: int = 0
+    unlabelled: int = 0
 
     def apply(self, store: RecordStore, say) -> None:
         """Write what was decided; say it."""
@@ -64,7 +73,9 @@ class Selection:
             f"{len(self.todo)} to run"
             + (f"; {self.completed} given the metrics they lacked, from their stored labels"
                if self.completed else "")
-            + (f"; {self.refit} fitted again for what they lack" if self.refit else ""))
+            + (f"; {self.refit} fitted again for what they lack" if self.refit else "")
+            + (f"; {self.unlabelled} fitted again for a missing labels file"
+               if self.unlabelled else ""))
 
 
 def select_runs(store: RecordStore, plan: Plan, resume: bool,
@@ -82,13 +93,23 @@ def select_runs(store: RecordStore, plan: Plan, resume: bool,
     on_disk = store.load()
     records = first_of_each_run(on_disk, archived)
     _check_same_data(records, plan, store)
+    unlabelled = _without_labels(records, plan, store, {r["run_id"] for r in archived})
+    records = [record for record in records if record["run_id"] not in unlabelled]
     records, completed, stale = _complete(records, plan, store)
     records = [record for record in records if record["run_id"] not in stale]
     done = {record["run_id"] for record in records}
     todo = [run for run in plan.runs if run.run_id not in done]
-    changed = completed or stale or len(records) != len(on_disk)
+    changed = completed or stale or unlabelled or len(records) != len(on_disk)
     return Selection(todo, records if changed else None, completed, len(stale), True,
-                     len(plan.runs) - len(todo))
+                     len(plan.runs) - len(todo), len(unlabelled))
+
+
+def _without_labels(records, plan: Plan, store: RecordStore, archived_ids) -> set[str]:
+    """The planned runs recorded here, not archived, whose labels file is gone."""
+    planned = plan.run_ids
+    return {r["run_id"] for r in records if r["run_id"] in planned
+            and r["run_id"] not in archived_ids
+            and not store.labels_path(r["run_id"]).is_file()}
 
 
 def _check_same_data(records, plan: Plan, store: RecordStore) -> None:

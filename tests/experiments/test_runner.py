@@ -258,6 +258,40 @@ def test_a_run_lacking_a_metric_and_its_labels_is_fitted_again(config_path, outp
     assert len(records) == 3 and all(set(r["metrics"]) == {"nmi", "ari"} for r in records)
 
 
+def test_a_recorded_run_whose_labels_file_is_gone_is_fitted_again(config_path, output_dir,
+                                                                  fake_model, capsys):
+    first = run(config_path)
+    gone = first.records[1]["run_id"]
+    (output_dir / "labels" / f"{gone}.txt").unlink()
+    fits = fake_model.fit_calls
+    capsys.readouterr()
+    again = run_experiment(load_config(config_path), resume=True, progress=False)
+    assert (again.n_run, again.n_skipped) == (1, 2)
+    assert fake_model.fit_calls == fits + 1
+    assert (output_dir / "labels" / f"{gone}.txt").is_file()
+    assert [r["run_id"] for r in RecordStore(output_dir).load()].count(gone) == 1
+    message = " ".join(capsys.readouterr().err.split())  # the console wraps lines
+    assert "2 of 3 runs already recorded, 1 to run" in message
+    assert "1 fitted again for a missing labels file" in message
+
+
+def test_an_archived_run_needs_no_labels_file(config_path, output_dir, tmp_path, fake_model):
+    from shortclust.experiments.records import read_archive
+
+    archive = tmp_path / "archive" / "fake.json"
+    archive.parent.mkdir()
+    first = run(config_path, archive=archive)
+    assert len(read_archive(archive)) == 3
+    for record in first.records:  # archived records never come with labels
+        (output_dir / "labels" / f"{record['run_id']}.txt").unlink()
+    fits = fake_model.fit_calls
+    again = run(config_path, resume=True, archive=archive)
+    assert (again.n_run, again.n_skipped, fake_model.fit_calls) == (0, 3, fits)
+    # A fresh work directory: every run comes from the archive alone.
+    fresh = run(config_path, f"output={tmp_path / 'fresh'}", resume=True, archive=archive)
+    assert (fresh.n_run, fresh.n_skipped, fake_model.fit_calls) == (0, 3, fits)
+
+
 @pytest.mark.parametrize("grid", [[0.1, 0.1], [1, 1.0]])
 def test_a_grid_value_listed_twice_is_refused_before_any_fit(config_path, output_dir, grid):
     config = load_config(config_path)
