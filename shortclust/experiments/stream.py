@@ -19,14 +19,24 @@ Output (besides ``summary.csv``/``.md`` of the final cumulative metrics):
   settings), ``batches`` (one entry per batch: ``batch``, ``n_docs``, ``start``, ``end``,
   ``n_clusters``, ``n_iter``, ``seconds``, ``prequential``, ``cumulative``, ``batch_fit``;
   ``start``/``end`` are the time window ``[start, end)`` for time batching, else the times
-  of the batch's first and last documents, or their stream positions without times) and
-  ``batch_fit`` (the ordinary fit's ``metrics``, ``n_clusters``, ``fit_seconds``);
+  of the batch's first and last documents, or their stream positions without times;
+  ``one_class: true`` when the batch's documents hold one class) and ``batch_fit`` (the
+  ordinary fit's ``metrics``, ``n_clusters``, ``fit_seconds``);
 * ``labels/<run_id>.txt``: the stream's labels, in the corpus's document order;
 * ``stream.csv``: per batch, mean and std over seeds of every series;
 * ``stream.png``: per-batch NMI over the stream, mean ± std over seeds, beside the
   ordinary fit's NMI on the same documents, and the clusters found.
 
 The table and figure are computed from the records alone (:func:`write_stream_outputs`).
+
+A batch whose documents hold one class (an event stream, cut so that each batch is one
+event) has no partition to recover: NMI, AMI, ARI, homogeneity, completeness and V-measure
+are undefined or degenerate there (NMI is 0 or 1 whatever the clustering, homogeneity
+always 1), so they are recorded as None (JSON null) for the series scored on those
+documents (:data:`ONE_CLASS_UNDEFINED`; purity and ACC stay). The table leaves them out of
+its means (``<series>_<metric>_runs`` then counts the seeds behind each mean, 0 for such a
+batch) and the report says how many batches it left out. Records written before this rule
+(0.0 or 1.0 there) still load and tabulate as they are.
 """
 
 from __future__ import annotations
@@ -44,6 +54,9 @@ from shortclust.experiments.records import atomic_write_text
 STREAM_CSV = "stream.csv"
 STREAM_PNG = "stream.png"
 SERIES = ("prequential", "cumulative", "batch_fit")
+#: Metrics undefined or degenerate on documents of one class, recorded as None there.
+ONE_CLASS_UNDEFINED = frozenset({"nmi", "ami", "ami_max", "ari", "homogeneity",
+                                 "completeness", "v_measure"})
 _SERIES_NAMES = {
     "prequential": "stream (each batch just after it is clustered)",
     "cumulative": "stream (all documents so far)",
@@ -79,7 +92,8 @@ def fit_stream(context, run, callback):
     reference, reference_seconds = context.fit_whole(run)  # the batch fit, for comparison
     for batch, entry in zip(stream.batches, entries):
         rows = stream.order[batch.start:batch.stop]
-        entry["batch_fit"] = context.score(reference.labels_, rows)
+        entry["batch_fit"] = _defined(context.score(reference.labels_, rows),
+                                      entry.get("one_class", False))
     labels = np.empty(len(stream.order), dtype=np.int64)
     labels[stream.order] = model.labels_  # back to the corpus's document order
     fields = {
@@ -100,8 +114,13 @@ def _stream_batches(context, run, callback) -> tuple[Any, list[dict[str, Any]]]:
     features = context.features[stream.order]
     truth = None if context.truth is None else context.truth[stream.order]
     model = context.model_class(**run.params, random_state=run.seed)
-    entries = []
+    entries, classes = [], set()
     for number, batch in enumerate(stream.batches, 1):
+        one_class = False
+        if truth is not None:
+            batch_classes = set(np.unique(truth[batch.start:batch.stop]).tolist())
+            classes |= batch_classes
+            one_class = len(batch_classes) == 1
         started = time.perf_counter()
         model.partial_fit(features[batch.start:batch.stop])
         seconds = time.perf_counter() - started
@@ -111,11 +130,21 @@ def _stream_batches(context, run, callback) -> tuple[Any, list[dict[str, Any]]]:
             "start": batch.first, "end": batch.last,
             "n_clusters": int(model.n_clusters_), "n_iter": int(model.n_iter_),
             "seconds": seconds,
-            "prequential": context.score(labels, slice(batch.start, batch.stop), truth),
-            "cumulative": context.score(labels, slice(0, batch.stop), truth),
+            **({"one_class": True} if one_class else {}),
+            "prequential": _defined(
+                context.score(labels, slice(batch.start, batch.stop), truth), one_class),
+            "cumulative": _defined(context.score(labels, slice(0, batch.stop), truth),
+                                   len(classes) == 1),
         })
         callback(number, len(stream.batches), int(model.n_clusters_))
     return model, entries
+
+
+def _defined(scores: dict[str, float] | None, one_class: bool) -> dict[str, Any] | None:
+    """``scores`` with the metrics undefined on one class set to None when ``one_class``."""
+    if scores is None or not one_class:
+        return scores
+    return {m: None if m in ONE_CLASS_UNDEFINED else v for m, v in scores.items()}
 
 
 # --------------------------------------------------------------------------------------------
@@ -137,7 +166,11 @@ def stream_frame(records, run_ids=None) -> pd.DataFrame:
     pandas.DataFrame
         One row per batch: ``batch``, ``n_docs``, ``start``, ``end``, ``runs``, then
         ``<value>_mean`` and ``<value>_std`` for ``n_clusters``, ``seconds`` and each
-        ``<series>_<metric>`` (series: prequential, cumulative, batch_fit).
+        ``<series>_<metric>`` (series: prequential, cumulative, batch_fit). A value
+        recorded as None (a metric undefined on one class) is left out of the mean and std
+        (NaN when no seed has it); for each such ``<series>_<metric>`` the column
+        ``<series>_<metric>_runs`` counts the seeds behind each mean, and ``one_class``
+        marks the batches of one class.
     """
     rows = []
     for record in records:
@@ -151,6 +184,8 @@ def stream_frame(records, run_ids=None) -> pd.DataFrame:
                 # Metrics in their canonical order, not the record's: an archived record
                 # has its keys sorted, and the table must not depend on where it came from.
                 row.update({f"{series}_{m}": scores[m] for m in in_metric_order(scores)})
+            if entry.get("one_class"):
+                row["one_class"] = True
             rows.append(row)
     if not rows:
         return pd.DataFrame(columns=["batch", "n_docs", "start", "end", "runs"])
@@ -158,13 +193,29 @@ def stream_frame(records, run_ids=None) -> pd.DataFrame:
 
 
 def _aggregate(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean and std over seeds per batch, beside the batch's size and time range."""
+    """Mean and std over seeds per batch, beside the batch's size and time range.
+
+    Undefined values (None) are left out; where a column has any, the count of the values
+    behind each mean follows its std, and ``one_class`` the batch's range.
+    """
     from shortclust.evaluation.stats import summarize_groups
 
     described = ["n_docs", "start", "end"]
+    if "one_class" in frame:
+        described.append("one_class")
+        frame = frame.assign(one_class=frame["one_class"].eq(True))
     values = [c for c in frame.columns if c not in ["batch", *described]]
+    frame = frame.assign(**{c: pd.to_numeric(frame[c], errors="coerce") for c in values})
     where = frame.groupby("batch", sort=True)[described].first().reset_index()
-    return where.merge(summarize_groups(frame, "batch", values), on="batch")
+    table = where.merge(summarize_groups(frame, "batch", values), on="batch")
+    for column in [c for c in values if frame[c].isna().any()]:
+        counts = frame.groupby("batch", sort=True)[column].count().rename(f"{column}_runs")
+        table = table.merge(counts.reset_index(), on="batch")
+        # Beside its mean and std, not at the end of the table.
+        order = list(table.columns[:-1])
+        order.insert(order.index(f"{column}_std") + 1, f"{column}_runs")
+        table = table[order]
+    return table
 
 
 def write_stream_outputs(records, output_dir, run_ids=None, title: str = ""):
@@ -221,9 +272,14 @@ def report_stream(say, table: pd.DataFrame, paths: dict, records: list[dict[str,
         means = {s: table[f"{s}_{metric}_mean"] for s in SERIES}
         whole = np.mean([r["batch_fit"]["metrics"][metric] for r in records])
         name = metric.upper()
-        say(f"{len(table)} batches, mean per-batch {name}: stream "
+        scored = int(means["prequential"].notna().sum())
+        left_out = len(table) - scored
+        over = f" over {scored} of {len(table)} batches" if left_out else ""
+        say(f"{len(table)} batches, mean per-batch {name}{over}: stream "
             f"{means['prequential'].mean():.4f}, batch fit on the same documents "
-            f"{means['batch_fit'].mean():.4f}")
+            f"{means['batch_fit'].mean():.4f}"
+            + (f"; {left_out} batches hold one class ({name} undefined) and are left out"
+               if left_out else ""))
         say(f"{name} of all documents: stream at its end {means['cumulative'].iloc[-1]:.4f}, "
             f"batch fit {whole:.4f}")
     say(f"stream table: {paths['csv']}" + (f"  figure: {paths['png']}" if paths["png"] else ""))

@@ -133,7 +133,13 @@ def test_series_are_consistent_with_the_labels_written(tmp_path):
         rows = order[(batch["batch"] - 1) * 12: batch["batch"] * 12]
         # Earlier documents never move, so the final labels score each batch as it was.
         expected = evaluate([truth[i] for i in rows], labels[rows], metrics=metrics)
-        assert batch["prequential"] == pytest.approx(expected)
+        # Each batch holds one class: the metrics undefined there are None.
+        assert batch["one_class"] is True
+        expected = {m: None if m in ONE_CLASS_UNDEFINED else v for m, v in expected.items()}
+        assert {m: v for m, v in batch["prequential"].items() if v is None} == {
+            m: v for m, v in expected.items() if v is None}
+        assert {m: v for m, v in batch["prequential"].items() if v is not None} == \
+            pytest.approx({m: v for m, v in expected.items() if v is not None})
     assert record["batches"][-1]["cumulative"] == pytest.approx(record["metrics"])
     assert record["n_clusters"] == record["batches"][-1]["n_clusters"]
     assert record["n_iter"] == 5 + 2 * 2  # max_iter, then partial_iter per later batch
@@ -149,9 +155,10 @@ def test_table_figure_and_summary_are_written(tmp_path):
     assert (out / "summary.csv").is_file() and list(result.summary["runs"]) == [2]
     table = result.stream_table
     assert list(table["batch"]) == [1, 2, 3] and list(table["runs"]) == [2, 2, 2]
-    first = [r["batches"][0]["prequential"]["nmi"] for r in result.records]
-    assert table.loc[0, "prequential_nmi_mean"] == pytest.approx(np.mean(first))
-    assert table.loc[0, "prequential_nmi_std"] == pytest.approx(np.std(first, ddof=1))
+    # Purity: each batch holds one class here, where NMI is undefined (see below).
+    first = [r["batches"][0]["prequential"]["purity"] for r in result.records]
+    assert table.loc[0, "prequential_purity_mean"] == pytest.approx(np.mean(first))
+    assert table.loc[0, "prequential_purity_std"] == pytest.approx(np.std(first, ddof=1))
     assert {"batch_fit_nmi_mean", "cumulative_ari_std", "seconds_mean"} <= set(table.columns)
     assert (out / "stream.csv").read_text().splitlines()[0].startswith("batch,n_docs,start,end")
 
@@ -333,3 +340,70 @@ def test_no_fit_collects_stream_runs_without_fitting(tmp_path, monkeypatch):
     monkeypatch.setattr(FakeStreamClusterer, "fit", never)
     again = run(path, *change, "runs=3", fit=False)
     assert again.n_skipped == 2 and again.records == fitted.records
+
+
+# --------------------------------------------------------------------------------------------
+# batches of one class (an event stream)
+
+#: Metrics undefined or degenerate when the documents scored hold one class.
+ONE_CLASS_UNDEFINED = {"nmi", "ami", "ari", "homogeneity", "completeness", "v_measure"}
+
+
+def test_a_batch_of_one_class_records_its_undefined_metrics_as_null(tmp_path):
+    # 12 documents per topic in time order: batches of 12 hold one class each.
+    result = run(write_stream_config(tmp_path, {"batch_by": "count", "batch_size": 12}))
+    for record in RecordStore(result.output_dir).load():
+        assert [b.get("one_class") for b in record["batches"]] == [True, True, True]
+        for batch in record["batches"]:
+            for series in ("prequential", "batch_fit"):
+                scores = batch[series]
+                assert {m for m, v in scores.items() if v is None} == ONE_CLASS_UNDEFINED
+                assert 0 < scores["purity"] <= 1 and 0 < scores["acc"] <= 1
+        cumulative = [b["cumulative"]["nmi"] for b in record["batches"]]
+        assert cumulative[0] is None and None not in cumulative[1:]  # 2, then 3 classes
+        assert None not in record["metrics"].values()
+    text = (result.output_dir / "records.jsonl").read_text()
+    assert '"nmi": null' in text
+    table = result.stream_table
+    assert table["prequential_nmi_mean"].isna().all()
+    assert list(table["prequential_nmi_runs"]) == [0, 0, 0]  # seeds scored on the batch
+    assert "prequential_purity_runs" not in table  # defined everywhere: no count column
+
+
+def test_the_stream_table_and_report_leave_one_class_batches_out(tmp_path, capsys):
+    # 4 batches of 9: the first and the last hold one class, the middle two two classes.
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 4})
+    result = run_experiment(load_config(path), progress=False)
+    records = result.records
+    assert [b.get("one_class", False) for b in records[0]["batches"]] == [
+        True, False, False, True]
+    table = result.stream_table
+    nmi = table["prequential_nmi_mean"]
+    assert nmi.isna().tolist() == [True, False, False, True]
+    middle = [np.mean([r["batches"][i]["prequential"]["nmi"] for r in records]) for i in (1, 2)]
+    assert nmi.mean() == pytest.approx(np.mean(middle))
+    assert list(table["prequential_nmi_runs"]) == [0, 2, 2, 0]
+    assert table["prequential_purity_mean"].notna().all()
+    csv = (result.output_dir / "stream.csv").read_text().splitlines()
+    assert "prequential_nmi_runs" in csv[0].split(",")
+    message = " ".join(capsys.readouterr().err.split())
+    assert "mean per-batch NMI over 2 of 4 batches" in message
+    assert "2 batches hold one class (NMI undefined) and are left out" in message
+    assert "0.0000" not in message.split("mean per-batch")[1].split(";")[0]
+
+
+def test_old_stream_records_with_zeros_still_tabulate(tmp_path):
+    from shortclust.experiments.stream import stream_frame
+
+    result = run(write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 4}))
+    old = json.loads(json.dumps(result.records))
+    for record in old:  # as recorded before: 0.0 for a one-class batch, no one_class key
+        for batch in record["batches"]:
+            batch.pop("one_class", None)
+            for series in ("prequential", "cumulative", "batch_fit"):
+                batch[series] = {m: 0.0 if v is None else v for m, v in batch[series].items()}
+    table = stream_frame(old)
+    first = [r["batches"][0]["prequential"]["nmi"] for r in old]
+    assert table["prequential_nmi_mean"].notna().all()
+    assert table.loc[0, "prequential_nmi_mean"] == pytest.approx(np.mean(first))
+    assert "one_class" not in table and not [c for c in table if c.endswith("_nmi_runs")]

@@ -334,8 +334,11 @@ def write_stream(job, streams: dict[str, tuple[str, list[dict]]]) -> None:
 
 def stream_row(dataset: str, records: list[dict]) -> list:
     """One stream's row: per-batch and final NMI and clusters, stream against batch fit."""
-    per_batch = [mean(b["prequential"]["nmi"] for b in r["batches"]) for r in records]
-    per_batch_fit = [mean(b["batch_fit"]["nmi"] for b in r["batches"]) for r in records]
+    # A batch of one class has no NMI (None, see shortclust.experiments.stream): left out.
+    per_batch = [mean(b["prequential"]["nmi"] for b in r["batches"]
+                      if b["prequential"]["nmi"] is not None) for r in records]
+    per_batch_fit = [mean(b["batch_fit"]["nmi"] for b in r["batches"]
+                          if b["batch_fit"]["nmi"] is not None) for r in records]
     return [dataset, len(records), mean_std_text(per_batch), mean_std_text(per_batch_fit),
             mean_std_text(metric_values(records, "nmi")),
             mean_std_text([r["batch_fit"]["metrics"]["nmi"] for r in records]),
