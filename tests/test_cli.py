@@ -519,3 +519,14 @@ def test_workers_die_when_the_main_process_is_killed(tmp_path):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         process.stderr.close()
+
+
+def test_a_huge_n_clusters_is_one_line_about_memory(data_dir, tmp_path):
+    """Issue 17, case 3: GSDMM with K = 10^8 on Tweet asked numpy for 950 GiB."""
+    config = Path(__file__).resolve().parents[1] / "configs" / "gsdmm_tweet.yaml"
+    output = tmp_path / "out"
+    result = invoke("run", config, "--set", "n_clusters=100000000", "--output", output,
+                    "--data-dir", data_dir)
+    assert result.exit_code == 2
+    assert "needs at least 952.6 GiB of memory" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not output.exists()

@@ -405,6 +405,18 @@ class ClusteringModel(ClusterMixin, BaseEstimator):
         Raise :class:`ParameterError` naming the parameters. Nothing by default.
         """
 
+    @classmethod
+    def memory_bytes(cls, params, n_docs, n_features):
+        """A lower bound of the memory a fit allocates, in bytes; None when unknown.
+
+        The runner compares it with the memory available before any fit, so that a
+        setting that cannot fit (``n_clusters=100000000``) is refused in one line instead
+        of failing in an allocation. Models whose largest arrays grow with a parameter
+        override it; ``n_features`` is None when the representation's width is not known
+        in advance (sentence embeddings, word vectors).
+        """
+        return None
+
 
 class ModelDeclarationError(TypeError):
     """A model class lacks part of the contract; the message names the class and the fix."""

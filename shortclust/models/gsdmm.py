@@ -133,6 +133,13 @@ class GSDMM(DMMMixin, ClusteringModel):
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
                                 predict_proba=True, top_words=True)
 
+    @classmethod
+    def memory_bytes(cls, params, n_docs, n_features):
+        """The word-major counts n_wz (V x K, at least 2 bytes each) and the per-cluster
+        arrays: a lower bound (see :meth:`ClusteringModel.memory_bytes`)."""
+        k = params["n_clusters"]
+        return None if n_features is None else n_features * k * 2 + 4 * k * 8
+
     def __init__(self, *, n_clusters=8, alpha=0.1, beta=0.1, max_iter=30,
                  likelihood="eq4", partial_iter=2, random_state=None):
         self.n_clusters = n_clusters

@@ -148,6 +148,13 @@ class RLSI(ClusteringModel):
     capabilities = Capabilities(input="counts", predict=False, predict_proba=False,
                                 top_words=True)
 
+    @classmethod
+    def memory_bytes(cls, params, n_docs, n_features):
+        """The dense factors U (terms x K) and V (K x documents), float64."""
+        if n_features is None:
+            return None
+        return (n_features + n_docs) * params["n_clusters"] * 8
+
     def __init__(self, *, n_clusters=8, weighting="idf", lambda1=0.5, lambda2=1.0,
                  max_iter=100, tol=1e-5, random_state=None):
         self.n_clusters = n_clusters

@@ -382,3 +382,25 @@ def test_no_fit_takes_no_lock(config_path, output_dir):
         assert len(run(config_path, fit=False).records) == 3
     finally:
         os.close(fd)
+
+
+def test_a_setting_that_cannot_fit_in_memory_is_refused_before_anything(
+        tmp_path, corpus_path, output_dir, monkeypatch):
+    from shortclust.experiments import plan
+
+    path = write_config(tmp_path / "big.yaml", corpus_path, output_dir, runs=1,
+                        model={"name": "gsdmm", "params": {"n_clusters": 50, "max_iter": 2}})
+    monkeypatch.setattr(plan, "available_memory", lambda: 1000)  # bytes
+    with pytest.raises(ConfigError, match=r"n_clusters=50 needs at least 0\.0 GiB .*lower "
+                                          "n_clusters"):
+        run(path)
+    assert not output_dir.exists()
+    monkeypatch.setattr(plan, "available_memory", lambda: None)  # unknown: no check
+    assert run(path).n_run == 1
+
+
+def test_gsdmm_memory_bound_counts_the_word_cluster_table():
+    from shortclust.models.gsdmm import GSDMM
+
+    assert GSDMM.memory_bytes({"n_clusters": 10**8}, 2472, 5098) >= 5098 * 10**8 * 2
+    assert GSDMM.memory_bytes({"n_clusters": 10}, 10, None) is None
