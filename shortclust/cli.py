@@ -108,6 +108,18 @@ def _run_options(data_dir, resume: bool, quiet: bool, jobs: int):
     return RunOptions(resume=resume, data_dir=data_dir, quiet=quiet, jobs=jobs)
 
 
+def _output_dir(output: str | None) -> Path | None:
+    """``--output`` as a path; an empty one would write into the current directory."""
+    if output is None:
+        return None
+    if not output.strip():
+        from shortclust.errors import ConfigError
+
+        raise ConfigError("--output is empty: give a directory, or leave --output out for "
+                          "the default")
+    return Path(output)
+
+
 def _load_with_overrides(config: Path, set_, runs, output=None):
     """The config with ``--set``, ``--runs`` and ``--output`` applied (checked)."""
     from shortclust.config import load_config
@@ -125,8 +137,9 @@ def run(
     config: Path = typer.Argument(..., help="Experiment YAML file (see configs/)."),
     set_: SetOption = None,
     runs: RunsOption = None,
-    output: Optional[Path] = typer.Option(
-        None, "--output", help="Output directory (default: the config's output, else runs/<name>)."
+    output: Optional[str] = typer.Option(
+        None, "--output", metavar="DIR",
+        help="Output directory (default: the config's output, else runs/<name>)."
     ),
     data_dir: DataDirOption = None,
     resume: ResumeOption = False,
@@ -137,7 +150,7 @@ def run(
     with _user_errors():
         from shortclust.experiments.runner import ExperimentInterrupted, run_experiment
 
-        experiment = _load_with_overrides(config, set_, runs, output)
+        experiment = _load_with_overrides(config, set_, runs, _output_dir(output))
         try:
             run_experiment(experiment, _run_options(data_dir, resume, quiet, jobs))
         except ExperimentInterrupted as exc:
@@ -162,8 +175,9 @@ def sweep(
     ),
     set_: SetOption = None,
     runs: RunsOption = None,
-    output: Optional[Path] = typer.Option(
-        None, "--output", help="Output directory (default: <config output>_sweep_<PARAM>)."
+    output: Optional[str] = typer.Option(
+        None, "--output", metavar="DIR",
+        help="Output directory (default: <config output>_sweep_<PARAM>)."
     ),
     data_dir: DataDirOption = None,
     resume: ResumeOption = False,
@@ -177,7 +191,7 @@ def sweep(
 
         experiment = _load_with_overrides(config, set_, runs)
         name, grid = resolve_sweep(experiment, param, values)
-        target = output if output is not None else default_sweep_output(experiment, name)
+        target = _output_dir(output) or default_sweep_output(experiment, name)
         experiment = experiment.model_copy(update={"output": str(target)})
         try:
             run_sweep(experiment, name, grid, _run_options(data_dir, resume, quiet, jobs))
@@ -285,15 +299,20 @@ def data_list(
 
 @data_app.command("info")
 def data_info(
-    name: str = typer.Argument(..., help="Registered dataset name (see `shortclust data list`)."),
+    name: str = typer.Argument(
+        ..., help="Registered dataset name (see `shortclust data list`) or a file's path."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
 ) -> None:
-    """Show what the registry knows about one dataset, and where its file is."""
+    """Show what the registry knows about one dataset, and where its file is; or what a
+    corpus file holds."""
     with _user_errors():
         from dataclasses import asdict
 
         from shortclust.data.registry import find_dataset_file, get_info, resolve_data_dir
 
+        if Path(name).is_file():
+            _file_info(Path(name))
+            return
         info = get_info(name)
         directory = resolve_data_dir(data_dir)
         path = find_dataset_file(info, directory)
@@ -303,6 +322,25 @@ def data_info(
         }
         for key, value in fields.items():
             typer.echo(f"{key:<18} {_yes_no(value) if isinstance(value, bool) else value}")
+
+
+def _file_info(path: Path) -> None:
+    """What a corpus file holds: documents, labels, times, ids, checksum."""
+    from shortclust.data.io import file_sha256, read_documents
+
+    documents = read_documents(path)
+    labels = documents.labels
+    fields = {
+        "path": str(path.resolve()),
+        "docs": len(documents.texts),
+        "empty texts": sum(not text.strip() for text in documents.texts),
+        "labels": "no" if labels is None else f"{len(set(labels))} classes",
+        "times": _yes_no(documents.times is not None),
+        "ids": _yes_no(documents.ids is not None),
+        "sha256": file_sha256(path),
+    }
+    for key, value in fields.items():
+        typer.echo(f"{key:<18} {value}")
 
 
 @app.command()

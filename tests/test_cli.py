@@ -530,3 +530,22 @@ def test_a_huge_n_clusters_is_one_line_about_memory(data_dir, tmp_path):
     assert result.exit_code == 2
     assert "needs at least 952.6 GiB of memory" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and not output.exists()
+
+
+@pytest.mark.parametrize("command", [["run"], ["sweep", "--param", "alpha", "--values", "0.1"]])
+def test_an_empty_output_is_refused_not_the_current_directory(config_path, tmp_path,
+                                                               monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = invoke(command[0], config_path, *command[1:], "--output", "")
+    assert result.exit_code == 2 and "--output is empty" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_data_info_describes_a_file_given_by_its_path(tmp_path):
+    result = invoke("data", "info", write_corpus(tmp_path / "tiny.jsonl"))
+    assert result.exit_code == 0, result.output
+    lines = dict(line.split(None, 1) for line in result.stdout.splitlines()
+                 if not line.startswith(("empty texts",)))
+    assert lines["docs"] == "12" and lines["labels"] == "3 classes"
+    assert len(lines["sha256"]) == 64
