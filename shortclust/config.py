@@ -291,7 +291,7 @@ def _read_yaml_mapping(path: Path) -> dict:
         )
     if not isinstance(raw, dict):
         raise ConfigError(
-            f"{path}: top level must be a mapping of key: value, got a {type(raw).__name__}"
+            f"{path}: top level must be a mapping of key: value, got {_a_kind_of(raw)}"
         )
     return raw
 
@@ -317,6 +317,13 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                     )
                 first[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
+
+
+def _a_kind_of(value: Any) -> str:
+    """``an integer``, ``a list``...: what a YAML value is, as a sentence says it."""
+    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+             list: "a list"}
+    return kinds.get(type(value), f"a {type(value).__name__}")
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:

@@ -151,6 +151,13 @@ def test_top_level_must_be_a_mapping(write_yaml):
     assert_one_line_config_error(write_yaml("- name: demo\n"), match="top level must be a mapping")
 
 
+@pytest.mark.parametrize("text, kind", [("5\n", "an integer"), ("- a\n", "a list"),
+                                        ("word\n", "a string")])
+def test_top_level_says_what_it_got_in_english(write_yaml, text, kind):
+    message = assert_one_line_config_error(write_yaml(text), match=f"got {kind}")
+    assert message.endswith(f"got {kind}")
+
+
 def test_empty_file(write_yaml):
     assert_one_line_config_error(write_yaml(""), match="empty")
 
