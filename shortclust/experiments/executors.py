@@ -212,6 +212,8 @@ def connect_cluster(cluster: str, workers: int, timeout: float = CONNECT_TIMEOUT
     processes started here (``local``; closed by the caller), or of the scheduler at
     ``cluster`` (``local_cluster`` None)."""
     check_cluster(cluster)
+    import logging
+
     import dask
     from distributed import Client, LocalCluster
 
@@ -220,7 +222,8 @@ def connect_cluster(cluster: str, workers: int, timeout: float = CONNECT_TIMEOUT
         environ.update(cluster_environment())
         with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
             local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                 host="127.0.0.1", dashboard_address=None)
+                                 host="127.0.0.1", dashboard_address=None,
+                                 silence_logs=logging.ERROR)
         try:
             return Client(local), local
         except BaseException:
@@ -244,6 +247,18 @@ def _set_worker_environment(env: dict[str, str]) -> None:
         from numba.core import config
 
         config.reload_config()
+
+
+def _ignore_interrupts() -> None:
+    """On a LocalCluster's worker (``client.run``, in its main thread): ignore Ctrl-C and
+    SIGTERM sent to the whole process group; the parent cancels the runs and closes the
+    cluster (as with ``--jobs``)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def _fit_on_cluster(context: RunContext, key: str, warm_params: dict[str, Any],
@@ -272,6 +287,8 @@ def run_on_cluster(context: RunContext, todo: list[PlannedRun], write: Write, ba
     written: set = set()
     try:
         client.run(_set_worker_environment, cluster_environment())
+        if local is not None:
+            client.run(_ignore_interrupts)
         n_threads = sum(info.get("nthreads", 1)
                         for info in client.scheduler_info()["workers"].values())
         bars.parallel(max(1, n_threads))
