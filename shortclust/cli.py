@@ -84,7 +84,7 @@ _JOBS_HELP = (
 JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=-1, help=_JOBS_HELP)]
 _CLUSTER_HELP = (
     "Fit the runs on a Dask cluster: 'local' (worker processes here, --jobs of them or one "
-    "per core) or a scheduler address tcp://HOST:8786. Needs shortclust[cluster]."
+    "per core) or a scheduler address tcp://HOST:8786. Needs the extra shortclust\\[cluster]."
 )
 ClusterOption = Annotated[Optional[str], typer.Option(
     "--cluster", metavar="local|tcp://HOST:PORT", help=_CLUSTER_HELP,
