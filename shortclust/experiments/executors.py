@@ -220,10 +220,14 @@ def connect_cluster(cluster: str, workers: int, timeout: float = CONNECT_TIMEOUT
     if cluster == "local":
         environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
         environ.update(cluster_environment())
-        with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
-            local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                 host="127.0.0.1", dashboard_address=None,
-                                 silence_logs=logging.ERROR)
+        try:
+            with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+                local = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                     processes=True, host="127.0.0.1", dashboard_address=None,
+                                     silence_logs=logging.ERROR)
+        except (OSError, RuntimeError, TimeoutError) as exc:
+            raise ClusterError(f"--cluster local: the Dask workers did not start "
+                               f"({one_line(exc)})") from None
         try:
             return Client(local), local
         except BaseException:
