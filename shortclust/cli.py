@@ -82,6 +82,21 @@ _JOBS_HELP = (
     "0 or -1: one per core). Results do not depend on it."
 )
 JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=-1, help=_JOBS_HELP)]
+_CLUSTER_HELP = (
+    "Fit the runs on a Dask cluster: 'local' (worker processes here, --jobs of them or one "
+    "per core) or a scheduler address tcp://HOST:8786. Needs the extra shortclust\\[cluster]."
+)
+ClusterOption = Annotated[Optional[str], typer.Option(
+    "--cluster", metavar="local|tcp://HOST:PORT", help=_CLUSTER_HELP,
+)]
+
+
+def _check_cluster(cluster) -> None:
+    """A ``--cluster`` that cannot be used fails here, in one line, before any run."""
+    if cluster is not None:
+        from shortclust.experiments.executors import check_cluster
+
+        check_cluster(cluster)
 
 
 def _say_jobs(jobs: int, quiet: bool) -> None:
@@ -100,12 +115,15 @@ def _say_jobs(jobs: int, quiet: bool) -> None:
                    err=True)
 
 
-def _run_options(data_dir, resume: bool, quiet: bool, jobs: int):
+def _run_options(data_dir, resume: bool, quiet: bool, jobs: int, cluster=None):
     """The command line's RunOptions (how to run; the config says what)."""
     from shortclust.experiments.runner import RunOptions
 
-    _say_jobs(jobs, quiet)
-    return RunOptions(resume=resume, data_dir=data_dir, quiet=quiet, jobs=jobs)
+    _check_cluster(cluster)
+    if cluster is None:
+        _say_jobs(jobs, quiet)
+    return RunOptions(resume=resume, data_dir=data_dir, quiet=quiet, jobs=jobs,
+                      cluster=cluster)
 
 
 def _output_dir(output: str | None) -> Path | None:
@@ -145,6 +163,7 @@ def run(
     resume: ResumeOption = False,
     quiet: QuietOption = False,
     jobs: JobsOption = 1,
+    cluster: ClusterOption = None,
 ) -> None:
     """Run an experiment: fit the model once per seed, record each run, print a summary."""
     with _user_errors():
@@ -152,7 +171,7 @@ def run(
 
         experiment = _load_with_overrides(config, set_, runs, _output_dir(output))
         try:
-            run_experiment(experiment, _run_options(data_dir, resume, quiet, jobs))
+            run_experiment(experiment, _run_options(data_dir, resume, quiet, jobs, cluster))
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None
@@ -183,6 +202,7 @@ def sweep(
     resume: ResumeOption = False,
     quiet: QuietOption = False,
     jobs: JobsOption = 1,
+    cluster: ClusterOption = None,
 ) -> None:
     """Run a config over a grid of one model parameter; write a table and a figure."""
     with _user_errors():
@@ -194,7 +214,8 @@ def sweep(
         target = _output_dir(output) or default_sweep_output(experiment, name)
         experiment = experiment.model_copy(update={"output": str(target)})
         try:
-            run_sweep(experiment, name, grid, _run_options(data_dir, resume, quiet, jobs))
+            options = _run_options(data_dir, resume, quiet, jobs, cluster)
+            run_sweep(experiment, name, grid, options)
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None
@@ -245,6 +266,7 @@ def reproduce(
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
     quiet: bool = typer.Option(False, "--quiet", help="No progress output."),
     jobs: JobsOption = 1,
+    cluster: ClusterOption = None,
     no_fit: bool = typer.Option(
         False, "--no-fit",
         help="Fit nothing: build the tables from the runs already recorded (the archive in "
@@ -261,12 +283,15 @@ def reproduce(
         options = registry.parse_paper_options([registry.get_paper(n) for n in names],
                                                ctx.args)
         items = [part.strip() for part in only.split(",") if part.strip()] if only else None
-        _say_jobs(jobs, quiet)
+        _check_cluster(cluster)
+        if cluster is None:
+            _say_jobs(jobs, quiet)
         for name in names:
             try:
                 job = registry.reproduce(name, runs=runs, only=items, results_dir=results,
                                          work_dir=work_dir, data_dir=data_dir, quiet=quiet,
-                                         jobs=jobs, fit=not no_fit, options=options[name])
+                                         jobs=jobs, cluster=cluster, fit=not no_fit,
+                                         options=options[name])
             except ExperimentInterrupted as exc:
                 what = "terminated (SIGTERM)" if exc.exit_code == TERMINATED else "interrupted"
                 typer.echo(f"{name}: {what} after {exc.n_done} of {exc.n_total} runs of "

@@ -549,3 +549,51 @@ def test_data_info_describes_a_file_given_by_its_path(tmp_path):
                  if not line.startswith(("empty texts",)))
     assert lines["docs"] == "12" and lines["labels"] == "3 classes"
     assert len(lines["sha256"]) == 64
+
+
+# --- --cluster: parsed, checked and passed through (the executor: experiments/test_cluster) -
+
+
+def test_cluster_option_reaches_run_sweep_and_reproduce(config_path, output_dir, monkeypatch):
+    import shortclust.experiments.executors as executors
+    import shortclust.experiments.runner as runner
+    import shortclust.experiments.sweep as sweep_module
+    import shortclust.papers.registry as registry
+
+    monkeypatch.setattr(executors, "check_cluster", lambda cluster: None)
+    seen = {}
+    monkeypatch.setattr(runner, "run_experiment",
+                        lambda config, options: seen.setdefault("run", options.cluster))
+    monkeypatch.setattr(sweep_module, "run_sweep",
+                        lambda config, param, values, options: seen.setdefault(
+                            "sweep", options.cluster))
+
+    class Job:
+        written = []
+        results_dir = output_dir
+
+    def fake_reproduce(name, **options):
+        seen.setdefault("reproduce", options["cluster"])
+        return Job()
+
+    monkeypatch.setattr(registry, "reproduce", fake_reproduce)
+    assert invoke("run", config_path, "--cluster", "local", "--quiet").exit_code == 0
+    assert invoke("sweep", config_path, "--param", "alpha", "--values", "0.1,0.2",
+                  "--cluster", "tcp://10.0.0.1:8786", "--quiet").exit_code == 0
+    assert invoke("reproduce", "gsdmm", "--cluster", "local", "--quiet").exit_code == 0
+    assert seen == {"run": "local", "sweep": "tcp://10.0.0.1:8786", "reproduce": "local"}
+
+
+def test_cluster_without_dask_or_with_a_bad_address_is_one_line(config_path, monkeypatch):
+    import sys
+
+    result = invoke("run", config_path, "--cluster", "my-laptop")
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "'local' or a scheduler address" in result.stderr
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if dask were not installed
+    for args in (["run", config_path], ["reproduce", "gsdmm"]):
+        result = invoke(*args, "--cluster", "local", "--quiet")
+        assert result.exit_code == 2
+        assert result.stderr.strip() == \
+            "error: --cluster needs dask.distributed: pip install 'shortclust[cluster]'"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable
 
+from shortclust.errors import ShortclustError, one_line
 from shortclust.experiments.fitting import Outcome, RunContext
 from shortclust.experiments.plan import PlannedRun
 
@@ -200,3 +201,167 @@ def _write_finished(futures: dict, written: set, write: Write) -> None:
                 continue
             if future.exception() is None:
                 write(run, future.result())
+
+
+# --------------------------------------------------------------------------------------------
+# a Dask cluster (optional: ``pip install 'shortclust[cluster]'``)
+
+#: What ``--cluster`` needs when dask is missing.
+CLUSTER_INSTALL = "--cluster needs dask.distributed: pip install 'shortclust[cluster]'"
+
+#: Seconds to wait for a scheduler (``tcp://HOST:PORT``) before giving up in one line.
+CONNECT_TIMEOUT = 5
+
+#: Per worker process: context keys already warmed up there (one warm-up per experiment).
+_cluster_warmed: set = set()
+
+
+class ClusterError(ShortclustError):
+    """``--cluster`` cannot be used: dask missing, a bad address, no scheduler there."""
+
+
+def check_cluster(cluster: str) -> None:
+    """Fail in one line, before anything runs, if ``cluster`` cannot be used here.
+
+    ``cluster`` is ``local`` (a LocalCluster started here) or a scheduler address
+    ``tcp://HOST:PORT``; dask.distributed must be importable.
+    """
+    if cluster != "local" and not (cluster.startswith(("tcp://", "tls://"))
+                                   and ":" in cluster.split("://", 1)[1]):
+        raise ClusterError(f"--cluster must be 'local' or a scheduler address "
+                           f"tcp://HOST:PORT, got {cluster!r}")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ClusterError(CLUSTER_INSTALL) from None
+
+
+def cluster_environment() -> dict[str, str]:
+    """Environment of every cluster worker: one thread each, this process's numba cache."""
+    import os
+
+    env = dict(WORKER_ENV)
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        env["NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
+    return env
+
+
+def connect_cluster(cluster: str, workers: int, timeout: float = CONNECT_TIMEOUT):
+    """``(client, local_cluster)``: a client of a LocalCluster of ``workers`` single-threaded
+    processes started here (``local``; closed by the caller), or of the scheduler at
+    ``cluster`` (``local_cluster`` None)."""
+    check_cluster(cluster)
+    import logging
+
+    import dask
+    from distributed import Client, LocalCluster
+
+    if cluster == "local":
+        environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
+        environ.update(cluster_environment())
+        try:
+            with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+                local = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                     processes=True, host="127.0.0.1", dashboard_address=None,
+                                     silence_logs=logging.ERROR)
+        except (OSError, RuntimeError, TimeoutError) as exc:
+            raise ClusterError(f"--cluster local: the Dask workers did not start "
+                               f"({one_line(exc)})") from None
+        try:
+            return Client(local), local
+        except BaseException:
+            local.close()
+            raise
+    try:
+        return Client(cluster, timeout=timeout), None
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ClusterError(f"--cluster {cluster}: no scheduler answers there "
+                           f"({one_line(exc)})") from None
+
+
+def _set_worker_environment(env: dict[str, str]) -> None:
+    """On a cluster worker (``client.run``): set ``env`` before any run (numba's cache
+    directory is read again if numba was already imported)."""
+    import os
+    import sys
+
+    os.environ.update(env)
+    if "numba" in sys.modules and "NUMBA_CACHE_DIR" in env:
+        from numba.core import config
+
+        config.reload_config()
+
+
+def _ignore_interrupts() -> None:
+    """On a LocalCluster's worker (``client.run``, in its main thread): ignore Ctrl-C and
+    SIGTERM sent to the whole process group; the parent cancels the runs and closes the
+    cluster (as with ``--jobs``)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _fit_on_cluster(context: RunContext, key: str, warm_params: dict[str, Any],
+                    run: PlannedRun) -> Outcome:
+    """A cluster task: warm up once per worker and experiment (untimed), fit one run."""
+    if key not in _cluster_warmed:
+        context.warm_up(warm_params)
+        _cluster_warmed.add(key)
+    return context.fit(run, _ignore_progress)
+
+
+def run_on_cluster(context: RunContext, todo: list[PlannedRun], write: Write, bars,
+                   cluster: str, workers: int) -> None:
+    """Fit ``todo`` on a Dask cluster; write each run here as soon as it finishes.
+
+    ``cluster`` is ``local`` (a LocalCluster of ``workers`` single-threaded processes,
+    started here and closed at the end) or a scheduler address. The context is scattered
+    once to every worker; each worker warms up once. On any exception (Ctrl-C included)
+    the runs already finished are written, the others cancelled, the client closed, and
+    the exception propagates.
+    """
+    from distributed import as_completed
+
+    client, local = connect_cluster(cluster, workers)
+    futures: dict = {}
+    written: set = set()
+    try:
+        client.run(_set_worker_environment, cluster_environment())
+        if local is not None:
+            client.run(_ignore_interrupts)
+        n_threads = sum(info.get("nthreads", 1)
+                        for info in client.scheduler_info()["workers"].values())
+        bars.parallel(max(1, n_threads))
+        shared = client.scatter(context, broadcast=True)
+        warm_params = todo[0].params
+        for index, run in enumerate(todo):  # earlier runs first (plan order)
+            future = client.submit(_fit_on_cluster, shared, shared.key, warm_params, run,
+                                   pure=False, priority=len(todo) - index)
+            futures[future] = run
+        for future in as_completed(list(futures)):
+            write(futures[future], future.result())
+            written.add(future)
+            bars.end_run()
+    except BaseException:
+        _write_finished_on_cluster(futures, written, write)
+        with contextlib.suppress(Exception):
+            client.cancel([f for f in futures if f not in written])
+        raise
+    finally:
+        with contextlib.suppress(Exception):
+            client.close()
+        if local is not None:
+            with contextlib.suppress(Exception):
+                local.close()
+
+
+def _write_finished_on_cluster(futures: dict, written: set, write: Write) -> None:
+    """Write the cluster runs that finished but were not written yet (after an exception)."""
+    with contextlib.suppress(Exception):
+        for future, run in futures.items():
+            if future not in written and future.status == "finished":
+                write(run, future.result())
+                written.add(future)

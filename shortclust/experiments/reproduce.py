@@ -72,6 +72,9 @@ class Reproduction:
     jobs : int
         Worker processes for the runs of every config (1: in this process; 0 or -1:
         every core).
+    cluster : str or None
+        Fit every config's runs on a Dask cluster: ``"local"`` or a scheduler address
+        ``"tcp://HOST:8786"`` (:class:`~shortclust.experiments.runner.RunOptions`).
     fit : bool
         ``False``: fit nothing; tables and figures use only the runs already recorded in
         ``work_dir`` and the archive (a cell then states how many runs it has).
@@ -96,6 +99,7 @@ class Reproduction:
     quiet: bool = False
     options: dict = field(default_factory=dict)
     jobs: int = 1
+    cluster: str | None = None
     fit: bool = True
     archive: bool = True
     project: Path | None = None
@@ -186,7 +190,8 @@ class Reproduction:
 
         archive = self.results_dir / self.paper / RECORDS_DIR / f"{tag}.json"
         run_options = RunOptions(resume=True, data_dir=self.data_dir, quiet=True,
-                                 progress=not self.quiet, jobs=self.jobs, fit=self.fit,
+                                 progress=not self.quiet, jobs=self.jobs, cluster=self.cluster,
+                                 fit=self.fit,
                                  archive=archive if self.archive else None)
         result = run_experiment(config, run_options, **options)
         self.fitted += result.n_run

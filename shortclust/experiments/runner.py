@@ -22,7 +22,8 @@ import pandas as pd
 
 from shortclust.config import ExperimentConfig
 from shortclust.errors import ConfigError, ShortclustError, interrupt_exit_code
-from shortclust.experiments.executors import resolve_jobs, run_here, run_in_workers
+from shortclust.experiments.executors import (cpu_cores, resolve_jobs, run_here,
+                                              run_in_workers, run_on_cluster)
 from shortclust.experiments.fitting import Outcome, RunContext
 from shortclust.experiments.plan import Plan, PlannedRun, plan_experiment
 from shortclust.experiments.records import (
@@ -86,6 +87,11 @@ class RunOptions:
         resume its runs count as recorded (restored into the output directory before any
         fit), and after the experiment, interrupted or not, it is rewritten with the
         output directory's records added (``fit=False``: only read).
+    cluster : str or None
+        Fit the runs on a Dask cluster: ``"local"`` (a LocalCluster started here, of
+        ``jobs`` single-threaded worker processes, every core when ``jobs`` is 1) or a
+        scheduler address ``"tcp://HOST:8786"``. Needs ``shortclust[cluster]``. Labels and
+        records do not depend on it.
     """
 
     resume: bool = False
@@ -96,6 +102,7 @@ class RunOptions:
     jobs: int = 1
     fit: bool = True
     archive: Any = None
+    cluster: str | None = None
 
     @property
     def show_bars(self) -> bool:
@@ -196,7 +203,10 @@ def _fit_and_write(plan: Plan, store: RecordStore, selection, context, options: 
     try:
         with RunProgress(options.show_bars, len(plan.runs), selection.n_skipped,
                          options.console, unit) as bars:
-            if workers > 1:
+            if options.cluster is not None:
+                run_on_cluster(context, todo, _writer(plan, store), bars, options.cluster,
+                               min(_cluster_workers(options.jobs), len(todo)))
+            elif workers > 1:
                 run_in_workers(context, todo, _writer(plan, store), bars, workers)
             else:
                 run_here(context, todo, _writer(plan, store), bars)
@@ -209,6 +219,11 @@ def _fit_and_write(plan: Plan, store: RecordStore, selection, context, options: 
     result = _finish(plan, store, say, print_table=table and not options.quiet)
     result.n_run, result.n_skipped = len(todo), selection.n_skipped
     return result
+
+
+def _cluster_workers(jobs: int) -> int:
+    """Worker processes of a LocalCluster: ``--jobs`` if given (not 1), else every core."""
+    return cpu_cores() if jobs == 1 else resolve_jobs(jobs)
 
 
 # --------------------------------------------------------------------------------------------

@@ -153,7 +153,8 @@ def get_paper(name: str) -> Paper:
 
 def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None,
               results_dir=None, work_dir=None, data_dir=None, quiet: bool = False,
-              jobs: int = 1, fit: bool = True, options: dict[str, Any] | None = None):
+              jobs: int = 1, fit: bool = True, options: dict[str, Any] | None = None,
+              cluster: str | None = None):
     """Run a paper's items (all, or those named in ``only``) and write its results.
 
     Parameters
@@ -176,6 +177,8 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
         ``False``: fit nothing, build the tables from the runs already recorded.
     options : dict, optional
         Values of the paper's own options (:class:`Option`); the others keep their defaults.
+    cluster : str, optional
+        Fit on a Dask cluster: ``"local"`` or a scheduler address (``RunOptions.cluster``).
 
     Returns
     -------
@@ -193,7 +196,8 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
     declared = get_paper(paper)
     chosen = declared.choose_items(only)
     job = Reproduction(paper, runs=runs, results_dir=results_dir, work_dir=work_dir,
-                       data_dir=data_dir, quiet=quiet, jobs=jobs, fit=fit,
+                       data_dir=data_dir, quiet=quiet, jobs=jobs, cluster=cluster,
+                       fit=fit,
                        options=declared.resolve_options(options))
     for name in chosen:
         started = time.perf_counter()
