@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from shortclust.experiments import executors
@@ -59,7 +60,8 @@ def _free_port() -> int:
 
 
 @pytest.mark.slow
-def test_a_sweep_on_a_scheduler_and_two_workers(tmp_path, config_path, importable_tests):
+def test_a_sweep_and_a_reproduction_on_a_scheduler_and_two_workers(
+        tmp_path, config_path, importable_tests, monkeypatch):
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = dict(os.environ)
@@ -83,6 +85,22 @@ def test_a_sweep_on_a_scheduler_and_two_workers(tmp_path, config_path, importabl
         assert by_run_id(remote.records) == by_run_id(sequential.records)
         assert labels_of(tmp_path / "remote", remote.records) == \
             labels_of(tmp_path / "seq", sequential.records)
+        # A small reproduction (the test paper: a table and a sweep) against the address.
+        from shortclust.papers.registry import registered, reproduce
+        from tests.experiments import fake_paper
+
+        monkeypatch.setitem(registered(), "fake", fake_paper.PAPER)
+        monkeypatch.setattr(fake_paper, "CONFIG", config_path)
+        for where, cluster in (("here", None), ("there", address)):
+            reproduce("fake", results_dir=tmp_path / where, work_dir=tmp_path / f"{where}_w",
+                      quiet=True, cluster=cluster)
+        assert (tmp_path / "there" / "fake" / "table.md").read_bytes() == \
+            (tmp_path / "here" / "fake" / "table.md").read_bytes()
+        sweeps = [pd.read_csv(tmp_path / where / "fake" / "sweep.csv")
+                  for where in ("here", "there")]
+        untimed = [frame.drop(columns=[c for c in frame if "fit_seconds" in c])
+                   for frame in sweeps]
+        assert untimed[0].equals(untimed[1]) and list(untimed[0]["runs"]) == [3, 3]
     finally:
         for process in reversed(started):
             process.terminate()
