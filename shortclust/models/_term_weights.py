@@ -146,3 +146,9 @@ def weight_documents(counts, weights, binary=True):
                               base.indptr.copy()), shape=base.shape)
     weighted.eliminate_zeros()
     return weighted
+
+
+def factors_memory_bytes(params, n_docs, n_features):
+    """Memory of the dense factors of a K-topic factorisation, U (terms x K) and V (K x
+    documents), float64: the lower bound NMF and RLSI give as ``memory_bytes``."""
+    return None if n_features is None else (n_features + n_docs) * params["n_clusters"] * 8

@@ -84,6 +84,11 @@ class CentroidMixin(TfidfMixin):
     fitted on vectors).
     """
 
+    @classmethod
+    def memory_bytes(cls, params, n_docs, n_features):
+        """Two sets of dense float64 centroids, K x d (the current run's and the best)."""
+        return None if n_features is None else 2 * params["n_clusters"] * n_features * 8
+
     def predict(self, X):
         """Nearest fitted centroid of each new document.
 

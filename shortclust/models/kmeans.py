@@ -106,11 +106,6 @@ class KMeans(CentroidMixin, ClusteringModel):
     capabilities = Capabilities(input="both", predict=True, predict_proba=False,
                                 top_words=True)
 
-    @classmethod
-    def memory_bytes(cls, params, n_docs, n_features):
-        """Two sets of dense float64 centroids (K x d: the current and the best run)."""
-        return None if n_features is None else 2 * params["n_clusters"] * n_features * 8
-
     def __init__(self, *, n_clusters=8, n_init=20, max_iter=300, tol=1e-7, random_state=None):
         self.n_clusters = n_clusters
         self.n_init = n_init

@@ -81,11 +81,6 @@ class MiniBatchKMeans(CentroidMixin, ClusteringModel):
     capabilities = Capabilities(input="both", predict=True, predict_proba=False,
                                 top_words=True)
 
-    @classmethod
-    def memory_bytes(cls, params, n_docs, n_features):
-        """Two sets of dense float64 centroids (K x d)."""
-        return None if n_features is None else 2 * params["n_clusters"] * n_features * 8
-
     def __init__(self, *, n_clusters=8, batch_fraction=0.01, max_iter=10, n_init=1,
                  random_state=None):
         self.n_clusters = n_clusters

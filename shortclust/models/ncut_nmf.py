@@ -11,7 +11,9 @@ import scipy.linalg
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
-from shortclust.models._term_weights import WEIGHTINGS, term_weights, weight_documents
+from shortclust.models._term_weights import (
+    WEIGHTINGS, factors_memory_bytes, term_weights, weight_documents,
+)
 from shortclust.models._tfidf_common import top_words_of
 from shortclust.models._validation import as_counts, same_columns
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Options, Real,
@@ -212,12 +214,8 @@ class NMFClustering(ClusteringModel):
     capabilities = Capabilities(input="counts", predict=True, predict_proba=False,
                                 top_words=True)
 
-    @classmethod
-    def memory_bytes(cls, params, n_docs, n_features):
-        """The dense factors U (terms x K) and V (K x documents), float64."""
-        if n_features is None:
-            return None
-        return (n_features + n_docs) * params["n_clusters"] * 8
+    #: A lower bound of the memory a fit allocates (see ClusteringModel.memory_bytes).
+    memory_bytes = staticmethod(factors_memory_bytes)
 
     def __init__(self, *, n_clusters=8, weighting="ncut", lam=1.0, max_iter=500, tol=1e-7,
                  random_state=None):

@@ -3,7 +3,9 @@
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from shortclust.models._term_weights import term_weights, weight_documents
+from shortclust.models._term_weights import (
+    factors_memory_bytes, term_weights, weight_documents,
+)
 from shortclust.models._tfidf_common import n_nonempty, require_enough_documents, top_words_of
 from shortclust.models._validation import as_counts
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Options, Real,
@@ -148,12 +150,8 @@ class RLSI(ClusteringModel):
     capabilities = Capabilities(input="counts", predict=False, predict_proba=False,
                                 top_words=True)
 
-    @classmethod
-    def memory_bytes(cls, params, n_docs, n_features):
-        """The dense factors U (terms x K) and V (K x documents), float64."""
-        if n_features is None:
-            return None
-        return (n_features + n_docs) * params["n_clusters"] * 8
+    #: A lower bound of the memory a fit allocates (see ClusteringModel.memory_bytes).
+    memory_bytes = staticmethod(factors_memory_bytes)
 
     def __init__(self, *, n_clusters=8, weighting="idf", lambda1=0.5, lambda2=1.0,
                  max_iter=100, tol=1e-5, random_state=None):
