@@ -170,9 +170,10 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
     ------
     ConfigError, DataError, ParameterError
         Before any fit, for a bad config, model, parameter, dataset or output directory
-        (one another run is writing: it is locked, :func:`lock_output_dir`).
+        (one that another run is writing is locked: :func:`lock_output_dir`).
     ExperimentInterrupted
-        On Ctrl-C (or SIGTERM under the CLI), after keeping every finished record and writing the summary of them.
+        On Ctrl-C (or SIGTERM under the CLI), after keeping every finished record and
+        writing the summary of them.
     """
     options = replace(options or RunOptions(), **option_values)
     plan = plan_experiment(config, options.data_dir, points)
@@ -181,16 +182,19 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
     if not options.fit:
         return _recorded_only(plan, store, archived)
     say = Messages(options.quiet, options.console)
-    selection = select_runs(store, plan, options.resume, archived)
-    context = RunContext.from_plan(plan) if selection.todo else None  # before any write
     created = make_output_dirs(store)
     try:
-        with lock_output_dir(store.output_dir):  # another run on it fails here, in one line
+        # Another run writing this directory fails here, in one line; the runs to do are
+        # chosen under the lock, so no seed is chosen by two writers.
+        with lock_output_dir(store.output_dir):
+            selection = select_runs(store, plan, options.resume, archived)
+            # The representation (its errors too) before the records file is touched.
+            context = RunContext.from_plan(plan) if selection.todo else None
             selection.apply(store, say)
             return _fit_and_write(plan, store, selection, context, options, archived, say,
                                   table)
     except ShortclustError:
-        remove_if_unused(created)
+        remove_if_unused(created)  # empty once the lock file is gone
         raise
 
 
@@ -257,8 +261,8 @@ def lock_output_dir(output_dir: Path):
     """Hold an exclusive lock on ``output_dir`` (``fcntl.flock`` on :data:`LOCK_NAME`).
 
     Two runs writing one output directory at once would record every seed twice; the
-    second gets a one-line error instead. The lock is taken just before the first write
-    and released (the file removed) on any exit; the kernel releases it if the process
+    second gets a one-line error instead. The lock is taken before the runs to do are
+    chosen and released (the file removed) on any exit; the kernel releases it if the process
     dies. A lock file removed by its holder between our open and our lock is opened again.
 
     Raises

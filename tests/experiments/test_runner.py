@@ -404,3 +404,9 @@ def test_gsdmm_memory_bound_counts_the_word_cluster_table():
 
     assert GSDMM.memory_bytes({"n_clusters": 10**8}, 2472, 5098) >= 5098 * 10**8 * 2
     assert GSDMM.memory_bytes({"n_clusters": 10}, 10, None) is None
+
+
+def test_a_representation_error_leaves_no_output_folder(config_path, output_dir):
+    with pytest.raises(DataError, match="word-vector file"):
+        run(config_path, "representation={name: word_vectors, path: /no/such/vectors.txt}")
+    assert not output_dir.exists()  # the lock file and the folders made for it are gone
