@@ -189,18 +189,24 @@ def run_in_workers(context: RunContext, todo: list[PlannedRun], write: Write, ba
     pool.shutdown(wait=True)
 
 
-def _write_finished(futures: dict, written: set, write: Write) -> None:
+def _write_finished(futures: dict, written: set, write: Write, succeeded=None) -> None:
     """Write the runs that finished but were not written yet (after an exception).
 
-    No future.cancel(): loky's kill_workers shutdown fails the pending futures itself and
-    its manager thread breaks on a cancelled one.
+    ``succeeded(future)`` tells a finished run (default: a concurrent.futures future that
+    is done, not cancelled, without exception; a Dask future says it by its status). No
+    future.cancel() here: loky's kill_workers shutdown fails the pending futures itself
+    and its manager thread breaks on a cancelled one.
     """
+    succeeded = succeeded or _succeeded
     with contextlib.suppress(Exception):
         for future, run in futures.items():
-            if future in written or not future.done() or future.cancelled():
-                continue
-            if future.exception() is None:
+            if future not in written and succeeded(future):
                 write(run, future.result())
+                written.add(future)
+
+
+def _succeeded(future) -> bool:
+    return future.done() and not future.cancelled() and future.exception() is None
 
 
 # --------------------------------------------------------------------------------------------
@@ -346,7 +352,7 @@ def run_on_cluster(context: RunContext, todo: list[PlannedRun], write: Write, ba
             written.add(future)
             bars.end_run()
     except BaseException:
-        _write_finished_on_cluster(futures, written, write)
+        _write_finished(futures, written, write, lambda f: f.status == "finished")
         with contextlib.suppress(Exception):
             client.cancel([f for f in futures if f not in written])
         raise
@@ -356,12 +362,3 @@ def run_on_cluster(context: RunContext, todo: list[PlannedRun], write: Write, ba
         if local is not None:
             with contextlib.suppress(Exception):
                 local.close()
-
-
-def _write_finished_on_cluster(futures: dict, written: set, write: Write) -> None:
-    """Write the cluster runs that finished but were not written yet (after an exception)."""
-    with contextlib.suppress(Exception):
-        for future, run in futures.items():
-            if future not in written and future.status == "finished":
-                write(run, future.result())
-                written.add(future)
