@@ -88,7 +88,7 @@ class RunContext:
         """
         n = WARM_UP_DOCS
         try:
-            model = self.model_class(**warm_up_params(self.model_class, params),
+            model = self.model_class(**warm_up_params(params),
                                      random_state=0)
             if self.stream is None:
                 model.fit(self.features[:n], **_rows(self.extras, slice(0, n)))
@@ -140,21 +140,18 @@ class RunContext:
                               for cluster in words]}
 
 
-def warm_up_params(model_class: type, params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` with each :data:`WARM_UP_CAPS` parameter the model has (given or by
-    default) at most its cap; other parameters as given."""
-    import inspect
+def warm_up_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with each :data:`WARM_UP_CAPS` parameter at most its cap.
 
-    defaults = {name: parameter.default for name, parameter
-                in inspect.signature(model_class.__init__).parameters.items()}
-    capped = dict(params)
-    for name, cap in WARM_UP_CAPS.items():
-        if name not in defaults:
-            continue
-        value = params.get(name, defaults[name])
-        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > cap:
-            capped[name] = cap
-    return capped
+    A planned run's ``params`` are the model's full constructor parameters (defaults
+    filled in by the plan), so no signature needs reading.
+    """
+    def capped(name, value):
+        cap = WARM_UP_CAPS.get(name)
+        is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+        return min(value, cap) if cap is not None and is_int else value
+
+    return {name: capped(name, value) for name, value in params.items()}
 
 
 def fitted_labels(model, n_docs: int) -> np.ndarray:
