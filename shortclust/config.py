@@ -81,7 +81,7 @@ class ExperimentConfig(BaseModel):
         time and fed to the model in batches; checked when the config is loaded.
     representation : dict or None
         What the model is fitted on (see :mod:`shortclust.representations`):
-        ``{name: counts | tfidf | word_vectors | sentence_embeddings, path: ...}``, or just
+        ``{name: counts | tfidf | word_vectors | glove | sentence_embeddings, path: ...}``, or just
         the name (``representation: tfidf``); default: the term counts.
     """
 

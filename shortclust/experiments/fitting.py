@@ -54,6 +54,9 @@ class RunContext:
         ``(n, vocabulary)``: record each run's cluster sizes and top ``n`` words.
     stream : StreamPlan or None
         A stream experiment's time order and batches.
+    coverage : dict or None
+        Averaged word vectors only: the words, tokens and documents without a vector
+        (:func:`shortclust.representations.representation_coverage`), for the records.
     """
 
     model_class: type
@@ -63,6 +66,7 @@ class RunContext:
     metrics: list[str]
     words: tuple | None = None
     stream: StreamPlan | None = None
+    coverage: dict | None = None
     extras: dict[str, Any] = field(init=False, default_factory=dict)
 
     def __post_init__(self):
@@ -71,14 +75,16 @@ class RunContext:
     @classmethod
     def from_plan(cls, plan: Plan) -> RunContext:
         """Build the representation (once) and everything else a run needs."""
-        from shortclust.representations import build_representation
+        from shortclust.representations import build_representation, representation_coverage
 
         config, corpus = plan.config, plan.corpus
         capabilities = plan.model_class.capabilities
         words = None if config.top_words is None else (config.top_words, corpus.vocabulary)
-        return cls(plan.model_class, build_representation(corpus, config.representation_spec),
+        spec = config.representation_spec
+        return cls(plan.model_class, build_representation(corpus, spec),
                    corpus.counts if capabilities.fit_counts else None, corpus.labels,
-                   list(config.metrics), words, plan.stream)
+                   list(config.metrics), words, plan.stream,
+                   representation_coverage(corpus, spec))
 
     def warm_up(self, params: dict[str, Any]) -> None:
         """Fit once on a few documents, untimed and unrecorded.

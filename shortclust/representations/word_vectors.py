@@ -89,21 +89,62 @@ def _parse_line(path: Path, number: int, line: str, dim: int | None):
 
 
 def average_word_vectors(corpus, path) -> np.ndarray:
-    """Each document's mean word vector, its tokens counted with multiplicity.
-
-    Words without a vector are skipped; a document with no word that has a vector (or no
-    word at all) gets the zero vector, which cosine-based models treat as unrelated to
-    everything.
+    """Each document's mean word vector from a GloVe-format file (see :func:`mean_vectors`).
 
     Returns
     -------
     ndarray of float32, shape (n_docs, d)
     """
     columns, vectors = read_word_vectors(path, corpus.vocabulary)
-    counts = sp.csr_matrix(corpus.counts, dtype=np.float32)[:, columns]
+    return mean_vectors(corpus.counts, columns, vectors)
+
+
+def mean_vectors(counts, columns, vectors) -> np.ndarray:
+    """Each document's mean word vector, its tokens counted with multiplicity.
+
+    Words without a vector are skipped; a document with no word that has a vector (or no
+    word at all) gets the zero vector, which cosine-based models treat as unrelated to
+    everything.
+
+    Parameters
+    ----------
+    counts : sparse matrix, shape (n_docs, n_words)
+        Term counts.
+    columns : ndarray of int
+        The words (columns of ``counts``) that have a vector.
+    vectors : ndarray, shape (len(columns), d)
+        Their vectors, in the order of ``columns``.
+
+    Returns
+    -------
+    ndarray of float32, shape (n_docs, d)
+    """
+    counts = sp.csr_matrix(counts, dtype=np.float32)[:, columns]
     totals = np.asarray(counts.sum(axis=1)).ravel()
     sums = counts @ vectors
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums / totals[:, None]
     means[totals == 0] = 0.0
     return np.ascontiguousarray(means, dtype=np.float32)
+
+
+def vector_coverage(counts, columns) -> dict[str, int]:
+    """How much of a corpus has word vectors: words, tokens and documents without one.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> counts = sp.csr_matrix([[2, 1, 0], [0, 0, 3]])
+    >>> vector_coverage(counts, [0])
+    {'words': 3, 'words_without_vector': 2, 'tokens': 6, 'tokens_without_vector': 4, 'documents': 2, 'documents_without_vector': 1}
+    """
+    counts = sp.csr_matrix(counts)
+    covered = np.zeros(counts.shape[1], dtype=bool)
+    covered[np.asarray(columns, dtype=np.int64)] = True
+    per_doc = np.asarray(counts[:, covered].sum(axis=1)).ravel()
+    tokens = int(counts.sum())
+    return {"words": int(counts.shape[1]),
+            "words_without_vector": int(counts.shape[1] - covered.sum()),
+            "tokens": tokens, "tokens_without_vector": tokens - int(per_doc.sum()),
+            "documents": int(counts.shape[0]),
+            "documents_without_vector": int((per_doc == 0).sum())}

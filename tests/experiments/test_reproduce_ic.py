@@ -238,15 +238,37 @@ def test_check_says_within_or_not_for_acc_and_purity():
         "HAC_SD": full_records([88.0], [78.0]),
         "HAC_SD_IC": full_records([90.0, 91.0], [85.0, 86.0], purity=93.0),
         "HAC_SD_IC (3.3)": full_records([89.0, 89.5], [84.0, 84.5], n_iter=1)}}
-    text, frame = tables.build_check(rows)
-    assert "- SearchSnippetTest: ACC 90.50 vs 92.16 (-1.66): within 5 points; purity " \
+    text, frame = tables.build_check({"GloVe": rows})
+    assert "- SearchSnippetTest (GloVe): ACC 90.50 vs 92.16 (-1.66): within 5 points; purity " \
            "(the authors' code's 'acc') 93.00 (+0.84): within." in text
     assert "Of the gap: with ACC, HAC_SD itself is -1.47 from the paper (88.00 vs 89.47) " \
            "and IC adds +2.50 (paper +2.69)" in text
     assert "- Tweet: not present in the data directory." in text
     assert len(frame) == 9
     rows["SearchSnippets-test"]["HAC_SD_IC"] = full_records([70.0, 71.0], [70.0, 71.0])
-    assert "(-21.66): NOT within 5 points" in tables.build_check(rows)[0]
+    assert "(-21.66): NOT within 5 points" in tables.build_check({"GloVe": rows})[0]
+
+
+def test_tables_show_each_representation_beside_the_paper():
+    both = {"GloVe": {"Tweet": synthetic_dataset()}, "MiniLM": {}}
+    table = tables.build_tables("table4", both, "FOOTER")
+    text = table.markdown
+    assert "| method | Tweet paper | Tweet GloVe | Tweet MiniLM |" in text
+    assert "## GloVe (the paper's kind of representation)" in text
+    assert "## MiniLM" in text and "### Gap to the paper" in text
+    assert "- Tweet: GloVe" in text and "MiniLM no runs: not every row has runs yet." in text
+    assert set(table.frame["representation"]) == {"GloVe"}
+    assert text.rstrip().endswith("FOOTER")
+
+
+def test_closeness_names_the_representation_nearer_the_paper():
+    near, far = synthetic_dataset(), synthetic_dataset()
+    for records in far.values():
+        for record in records:
+            record["metrics"] = {m: v - 0.2 for m, v in record["metrics"].items()}
+    lines = tables.closeness_lines({"GloVe": {"Tweet": near}, "MiniLM": {"Tweet": far}},
+                                   ["Tweet"], "acc")
+    assert lines[1].endswith(": GloVe is closer.")
 
 
 # --- figures ---------------------------------------------------------------------------------
@@ -328,6 +350,21 @@ def test_ic_rows_start_from_their_initial_configs(monkeypatch):
     tags = [tag for tag, _ in job.calls]
     assert len(set(tags)) == len(tags)
     assert all(tag.split("_")[-2] == "Tweet" for tag in tags)
+
+
+def test_glove_rows_run_the_same_configs_on_glove_in_their_own_directories(monkeypatch):
+    monkeypatch.chdir(REPO)
+    job = RecordingJob(runs=2)
+    plan.run_method(job, "k-means", "Tweet", "GloVe")
+    plan.run_method(job, "k-means", "Tweet", "MiniLM")
+    glove = {tag.rsplit("_", 2)[0]: c for tag, c in job.calls if tag.startswith("glove_")}
+    minilm = {tag.rsplit("_", 2)[0]: c for tag, c in job.calls if not tag.startswith("glove_")}
+    assert sorted(glove) == ["glove_kmeans", "glove_kmeans_ic33", "glove_kmeans_ic50"]
+    assert sorted(minilm) == ["kmeans", "kmeans_ic33", "kmeans_ic50"]  # archived tags kept
+    for config in glove.values():
+        assert config.representation["name"] == "glove"
+    for config in minilm.values():
+        assert config.representation["name"] == "sentence_embeddings"
 
 
 def test_item_overrides_win_over_runs(monkeypatch):
@@ -412,8 +449,9 @@ def test_a_table_end_to_end_on_a_tiny_corpus(tmp_path, monkeypatch):
     monkeypatch.setitem(notes.DATA_NOTES, corpus, "a test corpus")
     monkeypatch.setattr(plan, "dataset_present", lambda name, data_dir=None: True)
     base_overrides = plan.base_overrides
-    monkeypatch.setattr(plan, "base_overrides", lambda method, dataset: base_overrides(
-        method, dataset) + ["representation={name: tfidf}", "preprocess=none",
+    monkeypatch.setattr(plan, "REPRESENTATIONS", {"TF-IDF": None})
+    monkeypatch.setattr(plan, "base_overrides", lambda method, dataset, rep: base_overrides(
+        method, dataset, rep) + ["representation={name: tfidf}", "preprocess=none",
                             *(["model.params.n_init=2"] if "k-means" in method else [])])
     job = Reproduction("ic", runs=2, results_dir=tmp_path / "r", work_dir=tmp_path / "w",
                        quiet=True)

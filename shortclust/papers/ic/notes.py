@@ -40,6 +40,7 @@ def describe_representation(representation: dict | None) -> str:
         "counts": "the term counts (TF-IDF inside the model)",
         "tfidf": "TF-IDF vectors",
         "word_vectors": f"averaged word vectors from `{(representation or {}).get('path')}`",
+        "glove": "averaged GloVe 6B 50-d word vectors",
         "sentence_embeddings": "sentence embeddings (all-MiniLM-L6-v2)",
     }.get(name, name)
 

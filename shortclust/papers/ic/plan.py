@@ -26,7 +26,7 @@ from shortclust.papers.ic.reported import (
     DATASETS, DETERMINISTIC, FIGURE_DATASETS, FIGURE_GRIDS, FIXED, METHODS, TABLES,
 )
 from shortclust.papers.ic.settings import (
-    CONFIGS, FIGURE_RUNS, GSDPMM_CONFIG, IC_CONFIG, METHOD_CONFIGS, RULES,
+    CONFIGS, FIGURE_RUNS, GSDPMM_CONFIG, IC_CONFIG, METHOD_CONFIGS, REPRESENTATIONS, RULES,
 )
 from shortclust.papers.ic.timing import timed_items
 
@@ -64,10 +64,19 @@ def _run(job, path, slug: str, dataset: str, overrides: list[str]) -> list[dict]
     return job.run(path, f"{slug}_{dataset}_{config_digest(config)}", dataset, overrides)
 
 
-def base_overrides(method: str, dataset: str) -> list[str]:
-    """K = the true number of classes; a deterministic clusterer runs once (seed 0)."""
+def base_overrides(method: str, dataset: str, representation: str | None = None) -> list[str]:
+    """K = the true number of classes; a deterministic clusterer runs once (seed 0); the
+    representation named in :data:`REPRESENTATIONS` (None: the config's own)."""
+    section = REPRESENTATIONS.get(representation) if representation else None
     return [f"model.params.n_clusters={DATASETS[dataset][1]}"] + (
-        ["seeds=[0]"] if method in DETERMINISTIC else [])
+        ["seeds=[0]"] if method in DETERMINISTIC else []) + (
+        [f"representation={json.dumps(section)}"] if section else [])
+
+
+def _tag_prefix(representation: str | None) -> str:
+    """Work-directory prefix of a representation's runs (none for the configs' own)."""
+    return f"{representation.lower()}_" if representation and REPRESENTATIONS.get(
+        representation) else ""
 
 
 def ic_overrides(base, n_clusters: int) -> list[str]:
@@ -83,24 +92,30 @@ def ic_overrides(base, n_clusters: int) -> list[str]:
 # runs
 
 
-def run_method(job, method: str, dataset: str) -> dict[str, list[dict]]:
-    """An initial clustering and its IC with both iteration rules: ``{row: records}``."""
+def run_method(job, method: str, dataset: str,
+               representation: str | None = None) -> dict[str, list[dict]]:
+    """An initial clustering and its IC with both iteration rules: ``{row: records}``.
+
+    ``representation`` names an entry of :data:`REPRESENTATIONS` (None: the config's own).
+    """
     path = CONFIGS / METHOD_CONFIGS[method]
-    overrides = base_overrides(method, dataset)
+    overrides = base_overrides(method, dataset, representation)
     base = job.config(path, dataset, overrides)
-    rows = {method: _run(job, path, _slug(method), dataset, overrides)}
+    prefix = _tag_prefix(representation)
+    rows = {method: _run(job, path, prefix + _slug(method), dataset, overrides)}
     for suffix, rule in RULES.items():
         ic = ic_overrides(base, DATASETS[dataset][1]) + rule
-        slug = _slug(method) + ("_ic50" if suffix == FIXED else "_ic33")
+        slug = prefix + _slug(method) + ("_ic50" if suffix == FIXED else "_ic33")
         rows[method + suffix] = _run(job, IC_CONFIG, slug, dataset, ic)
     return rows
 
 
-def run_dataset(job, dataset: str) -> dict[str, list[dict]]:
-    """Every row of the paper's tables that we run, on one dataset: ``{row: records}``."""
+def run_dataset(job, dataset: str, representation: str | None = None) -> dict[str, list[dict]]:
+    """Every row of the paper's tables that we run, on one dataset: ``{row: records}``
+    (GSDPMM clusters the counts: the same runs under every representation)."""
     rows = {}
     for method in METHODS:
-        rows.update(run_method(job, method, dataset))
+        rows.update(run_method(job, method, dataset, representation))
     rows["GSDPMM"] = _run(job, GSDPMM_CONFIG, "gsdpmm", dataset, [])
     return rows
 
@@ -130,10 +145,13 @@ def totals(groups) -> dict:
     Summed group by group, in order: a float sum depends on the order of its terms, and
     ``timing.csv`` must regenerate unchanged from the same records.
     """
-    result = {"runs": 0, "fit_seconds": 0.0}
+    result, seen = {"runs": 0, "fit_seconds": 0.0}, set()
     for records in groups:
-        result["runs"] += len(records)
-        result["fit_seconds"] += sum(r.get("fit_seconds") or 0.0 for r in records)
+        # A run shared by two groups (GSDPMM under both representations) counts once.
+        fresh = [r for r in records if r.get("run_id") not in seen or r.get("run_id") is None]
+        seen.update(r.get("run_id") for r in fresh)
+        result["runs"] += len(fresh)
+        result["fit_seconds"] += sum(r.get("fit_seconds") or 0.0 for r in fresh)
     return result
 
 
@@ -147,20 +165,24 @@ def _records_of(results_by_dataset) -> list[dict]:
 
 def hac_sd_ic(job) -> dict:
     """HAC_SD and HAC_SD_IC on SearchSnippets-test and Tweet against the paper (±5 ACC)."""
-    results = {d: run_method(job, "HAC_SD", d) for d in present_datasets(job, FIGURE_DATASETS)}
-    text, frame = tables.build_check(results, provenance_line(job))
+    present = present_datasets(job, FIGURE_DATASETS)
+    by_representation = {rep: {d: run_method(job, "HAC_SD", d, rep) for d in present}
+                         for rep in REPRESENTATIONS}
+    text, frame = tables.build_check(by_representation, provenance_line(job))
     job.write_table("hac_sd_ic", frame, text)
-    return totals([_records_of(results)])
+    return totals([_records_of(r) for r in by_representation.values()])
 
 
 def table_item(name: str):
     """The function reproducing one of Tables 2-5 (its runs are shared with its twin)."""
     def item(job) -> dict:
         _, datasets, _ = TABLES[name]
-        results = {d: run_dataset(job, d) for d in present_datasets(job, datasets)}
-        table = tables.build_table(name, results, provenance_line(job))
+        present = present_datasets(job, datasets)
+        by_representation = {rep: {d: run_dataset(job, d, rep) for d in present}
+                             for rep in REPRESENTATIONS}
+        table = tables.build_tables(name, by_representation, provenance_line(job))
         job.write_table(name, table.frame, table.markdown)
-        return totals([_records_of(results)])
+        return totals([_records_of(r) for r in by_representation.values()])
 
     metric, datasets, number = TABLES[name]
     item.__doc__ = (f"Table {number}: {metric.upper()} of the five methods with and without "

@@ -19,6 +19,7 @@ from shortclust.papers.ic.reported import (
     BEST, DATASETS, DETERMINISTIC, FIGURE_DATASETS, METHODS, PAPER, PAPER_ONLY, ROWS, SMALL,
     STOPPED, TABLE_ROWS, TABLES, Reported,
 )
+from shortclust.papers.ic.settings import PAPER_REPRESENTATION
 from shortclust.papers.ic.significance import effect_cell, marks_for, values_of
 
 
@@ -61,10 +62,103 @@ class TableText:
     frame: pd.DataFrame
 
 
+def build_tables(name: str, by_representation: dict[str, dict[str, dict[str, list[dict]]]],
+                 footer: str = "") -> TableText:
+    """One of Tables 2-5 under each representation, after a side-by-side comparison.
+
+    ``by_representation`` maps a name of :data:`REPRESENTATIONS` to ``{dataset: {row:
+    records}}``; the paper's representation comes first.
+    """
+    metric, datasets, number = TABLES[name]
+    paper_name = "ACC" if metric == "acc" else "NMI"
+    present = [d for d in datasets if any(d in r for r in by_representation.values())]
+    parts, frames = [], []
+    for representation, results in by_representation.items():
+        table = build_table(name, results, heading=_section_heading(representation))
+        parts.append(table.markdown)
+        frames.append(table.frame.assign(representation=representation))
+    lines = [
+        f"# Iterative-classification paper, Table {number}: {paper_name} (%) on "
+        f"{', '.join(DATASETS[d][0] for d in datasets)}", "",
+        "## The paper beside both representations", "",
+        comparison_table(by_representation, present, metric), "",
+        "Mean over the runs (percent); the full tables with std, marks and tests follow, one "
+        "section per representation. The initial clusterings (HAC_SD ... k-means--) are "
+        f"fitted on the representation; IC always works on TF-IDF. {REPRESENTATION_NOTE}", "",
+        *closeness_lines(by_representation, present, metric), "",
+        *parts, footer,
+    ]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if not frame.empty:
+        frame = frame[["representation"] + [c for c in frame.columns if c != "representation"]]
+    return TableText("\n".join(line for line in lines if line is not None) + "\n", frame)
+
+
+#: Which representation is the paper's, said under every comparison.
+REPRESENTATION_NOTE = (
+    f"The paper's representation is averaged GloVe word vectors (42B 300-d; {PAPER_REPRESENTATION} "
+    "here is GloVe 6B 50-d, the closest set that installs); MiniLM (all-MiniLM-L6-v2 "
+    "sentence embeddings) is our earlier substitute.")
+
+
+def _section_heading(representation: str) -> str:
+    paper = " (the paper's kind of representation)" if representation == PAPER_REPRESENTATION else ""
+    return f"## {representation}{paper}"
+
+
+def comparison_table(by_representation, present, metric) -> str:
+    """Per row and dataset: the paper's mean, then ours under each representation."""
+    if not present:
+        return "No dataset of this table is present in the data directory."
+    names = list(by_representation)
+    headers = ["method"] + [f"{DATASETS[d][0]} {who}" for d in present
+                            for who in ["paper", *names]]
+    body = []
+    for row in ROWS:
+        cells = [row]
+        for dataset in present:
+            reported = PAPER[metric].get(row, {}).get(dataset)
+            cells.append("-" if reported is None else f"{reported.mean:.2f}")
+            for name in names:
+                records = by_representation[name].get(dataset, {}).get(row, [])
+                value = mean_of(values_of(records, metric))
+                cells.append("n/a" if is_missing(value) else f"{value:.2f}")
+        body.append(cells)
+    return markdown_table(headers, body)
+
+
+def mean_gap(results: dict[str, list[dict]], dataset: str, metric: str) -> tuple[float, int]:
+    """Mean |ours - paper| over the rows with both numbers, and how many rows that is."""
+    gaps = []
+    for row in ROWS:
+        reported = PAPER[metric].get(row, {}).get(dataset)
+        ours = mean_of(values_of(results.get(row, []), metric))
+        if reported is not None and not is_missing(ours):
+            gaps.append(abs(ours - reported.mean))
+    return (float(np.mean(gaps)) if gaps else float("nan")), len(gaps)
+
+
+def closeness_lines(by_representation, present, metric) -> list[str]:
+    """Per dataset: which representation's numbers are closer to the paper's."""
+    lines = [f"**Closer to the paper** (mean absolute difference from the paper's "
+             f"{metric.upper()} over the {len(ROWS)} rows of both, lower is closer):"]
+    for dataset in present:
+        gaps = {name: mean_gap(results.get(dataset, {}), dataset, metric)
+                for name, results in by_representation.items()}
+        known = {name: g for name, (g, n) in gaps.items() if n == len(ROWS)}
+        text = ", ".join(f"{name} {g:.2f} ({n} rows)" if n else f"{name} no runs"
+                         for name, (g, n) in gaps.items())
+        verdict = (f": {min(known, key=known.get)} is closer" if len(known) == len(gaps)
+                   and len(known) > 1 else ": not every row has runs yet")
+        lines.append(f"- {DATASETS[dataset][0]}: {text}{verdict}.")
+    return lines
+
+
 def build_table(name: str, results_by_dataset: dict[str, dict[str, list[dict]]],
-                footer: str = "") -> TableText:
+                footer: str = "", heading: str | None = None) -> TableText:
     """One of Tables 2-5 from the records (``{dataset: {row: records}}``; absent datasets
-    are those missing from the mapping)."""
+    are those missing from the mapping). With ``heading``, a section of a larger file:
+    that heading instead of the title, its sub-headings one level down."""
     metric, datasets, number = TABLES[name]
     rows_kind = "small" if datasets is SMALL else "large"
     present = [d for d in datasets if d in results_by_dataset]
@@ -103,31 +197,32 @@ def build_table(name: str, results_by_dataset: dict[str, dict[str, list[dict]]],
             csv_rows += [_csv_row(dataset, row, m, results_by_dataset[dataset], None, "", {})
                          for m in [metric] + extra]
     paper_name = "ACC" if metric == "acc" else "NMI"
+    sub = "##" if heading is None else "###"
     lines = [
-        f"# Iterative-classification paper, Table {number}: {paper_name} (%) on "
-        f"{', '.join(DATASETS[d][0] for d in datasets)}", "",
+        heading or (f"# Iterative-classification paper, Table {number}: {paper_name} (%) on "
+                    f"{', '.join(DATASETS[d][0] for d in datasets)}"), "",
         markdown_table(headers, body), "",
         marks_note(metric),
         representation_line({d: results_by_dataset[d] for d in present}), "",
-        "## Did iterative classification raise both ACC and NMI? (section 6.3.2)", "",
+        f"{sub} Did iterative classification raise both ACC and NMI? (section 6.3.2)", "",
         _effect_table(results_by_dataset, present), "",
         "Mean change X_IC − X in percent points over the runs, with the two-tailed t-test "
         f"(alpha = {ALPHA}): paired by seed for k-means and k-means-- (X_IC with seed s "
         "starts from X with seed s); one-sample against the single HAC value for the "
         "deterministic HAC rows (the paper's paired test with a constant column). 'yes' "
         "needs both means higher, 'both significant' both p < 0.05.", "",
-        f"## With the stopping rule of section 3.3 ({paper_name}, ours)", "",
+        f"{sub} With the stopping rule of section 3.3 ({paper_name}, ours)", "",
         _stopping_table(results_by_dataset, present, metric), "",
         "IC stopped when the mean absolute change of the cluster sizes was at most 5% of "
         "n/K, else after 50 iterations; 'it.' is the mean number of iterations. The main "
         "table's _IC rows always run 50 iterations, as the authors' code does (the paper's "
         "numbers come from that code; section 3.3 stops within a few iterations, while "
         "labels keep moving).", "",
-        "## Gap to the paper", "",
+        f"{sub} Gap to the paper", "",
         *_gap_lines(results_by_dataset, datasets, metric), "",
         gap_reasons(metric), "",
         run_count_line(results_by_dataset, present),
-        footer,
+        footer or None,
     ]
     frame = pd.DataFrame(csv_rows)
     return TableText("\n".join(line for line in lines if line is not None) + "\n", frame)
@@ -244,33 +339,27 @@ def run_count_line(results_by_dataset, present) -> str:
 CHECK_POINTS = 5.0
 
 
-def build_check(results_by_dataset: dict[str, dict[str, list[dict]]], footer: str = ""):
-    """The HAC_SD_IC check: Markdown and frame."""
-    headers = ["dataset", "row", "ACC paper", "ACC ours", "purity ours", "NMI paper",
-               "NMI ours", "iterations"]
+def build_check(by_representation: dict[str, dict[str, dict[str, list[dict]]]],
+                footer: str = ""):
+    """The HAC_SD_IC check under each representation: Markdown and frame.
+
+    ``by_representation`` maps a name of :data:`REPRESENTATIONS` to ``{dataset: {row:
+    records}}``.
+    """
+    headers = ["dataset", "representation", "row", "ACC paper", "ACC ours", "purity ours",
+               "NMI paper", "NMI ours", "iterations"]
     body, csv_rows, checks = [], [], []
     for dataset in FIGURE_DATASETS:
         short = DATASETS[dataset][0]
-        if dataset not in results_by_dataset:
+        if not any(dataset in r for r in by_representation.values()):
             checks.append(f"- {short}: not present in the data directory.")
             continue
-        results = results_by_dataset[dataset]
-        for row in ("HAC_SD", "HAC_SD_IC", "HAC_SD_IC (3.3)"):
-            records = results.get(row, [])
-            paper_row = row.split(" ")[0]
-            acc, nmi = PAPER["acc"][paper_row][dataset], PAPER["nmi"][paper_row][dataset]
-            iterations = mean_iterations(records) if row != "HAC_SD" else None
-            body.append([short, row, paper_cell(acc), ours_cell(values_of(records, "acc")),
-                         ours_cell(values_of(records, "purity")), paper_cell(nmi),
-                         ours_cell(values_of(records, "nmi")),
-                         "-" if is_missing(iterations) else f"{iterations:.1f}"])
-            for metric, reported in (("acc", acc), ("purity", acc), ("nmi", nmi)):
-                mean_value, std = mean_std(values_of(records, metric).values())
-                csv_rows.append({"dataset": dataset, "row": row, "metric": metric,
-                                 "runs": len(records), "mean": mean_value, "std": std,
-                                 "paper_mean": reported.mean, "paper_std": reported.std,
-                                 "n_iter_mean": iterations})
-        checks.append(_check_line(dataset, results))
+        for representation, results_by_dataset in by_representation.items():
+            results = results_by_dataset.get(dataset, {})
+            for row in ("HAC_SD", "HAC_SD_IC", "HAC_SD_IC (3.3)"):
+                body.append(_check_row(short, representation, row, results))
+                csv_rows += _check_csv_rows(dataset, representation, row, results)
+            checks.append(_check_line(dataset, representation, results))
     text = "\n".join([
         "# Iterative-classification paper: HAC_SD_IC on the two representative datasets", "",
         markdown_table(headers, body), "",
@@ -278,16 +367,48 @@ def build_check(results_by_dataset: dict[str, dict[str, list[dict]]], footer: st
         "(92.16 on SearchSnippet-test, 91.52 on Tweet):",
         *checks, "",
         "HAC_SD_IC: 50 IC iterations (the authors' code); HAC_SD_IC (3.3): the stopping rule "
-        "of section 3.3. " + gap_reasons("acc"),
-        representation_line(results_by_dataset),
-        run_count_line(results_by_dataset, list(results_by_dataset)),
+        "of section 3.3. " + gap_reasons("acc"), "",
+        REPRESENTATION_NOTE + " IC itself works on TF-IDF under both.",
+        *(f"{name}: " + representation_line(results) + " "
+          + run_count_line(results, list(results))
+          for name, results in by_representation.items()),
         footer,
     ]) + "\n"
     return text, pd.DataFrame(csv_rows)
 
 
-def _check_line(dataset: str, results: dict[str, list[dict]]) -> str:
-    short = DATASETS[dataset][0]
+_CHECK_ROWS = {"HAC_SD": "HAC_SD", "HAC_SD_IC": BEST, "HAC_SD_IC (3.3)": BEST}
+
+
+def _check_row(short: str, representation: str, row: str, results) -> list[str]:
+    records = results.get(row, [])
+    paper_row = _CHECK_ROWS[row]
+    acc, nmi = PAPER["acc"][paper_row], PAPER["nmi"][paper_row]
+    dataset = next(d for d in FIGURE_DATASETS if DATASETS[d][0] == short)
+    iterations = mean_iterations(records) if row != "HAC_SD" else None
+    return [short, representation, row, paper_cell(acc[dataset]),
+            ours_cell(values_of(records, "acc")), ours_cell(values_of(records, "purity")),
+            paper_cell(nmi[dataset]), ours_cell(values_of(records, "nmi")),
+            "-" if is_missing(iterations) else f"{iterations:.1f}"]
+
+
+def _check_csv_rows(dataset: str, representation: str, row: str, results) -> list[dict]:
+    records = results.get(row, [])
+    paper_row = _CHECK_ROWS[row]
+    iterations = mean_iterations(records) if row != "HAC_SD" else None
+    rows = []
+    for metric, paper_metric in (("acc", "acc"), ("purity", "acc"), ("nmi", "nmi")):
+        reported = PAPER[paper_metric][paper_row][dataset]
+        mean_value, std = mean_std(values_of(records, metric).values())
+        rows.append({"dataset": dataset, "representation": representation, "row": row,
+                     "metric": metric, "runs": len(records), "mean": mean_value, "std": std,
+                     "paper_mean": reported.mean, "paper_std": reported.std,
+                     "n_iter_mean": iterations})
+    return rows
+
+
+def _check_line(dataset: str, representation: str, results: dict[str, list[dict]]) -> str:
+    short = f"{DATASETS[dataset][0]} ({representation})"
     paper = PAPER["acc"][BEST][dataset].mean
     acc = mean_of(values_of(results.get(BEST, []), "acc"))
     purity = mean_of(values_of(results.get(BEST, []), "purity"))
