@@ -57,7 +57,7 @@ def synthetic_dataset(ic_gain=10.0, seed=0, runs=5):
 
 def test_ic_is_a_registered_paper_with_its_items():
     assert "ic" in paper_names()
-    assert list(get_paper("ic").items) == ["hac_sd_ic", "table2", "table3", "table4", "table5",
+    assert list(get_paper("ic").items) == ["hac_sd_ic", "hac_sd_gap", "table2", "table3", "table4", "table5",
                                        "figure1", "figure2"]
 
 
@@ -507,3 +507,38 @@ def test_cells_do_not_depend_on_the_order_runs_were_recorded_in():
               mean(metric_values(by_seed(list(order)), "fit_seconds")))
              for order in orders}
     assert len(cells) == 1
+
+
+# --- the HAC_SD gap ---------------------------------------------------------------------------
+
+
+def test_hac_sd_gap_text_states_what_each_suspect_measured():
+    from shortclust.papers.ic.hac_sd_gap import gap_text
+
+    rows = [{"suspect": "ours", "setting": "s", "acc": 80.0, "nmi": 70.0},
+            {"suspect": "linkage library", "setting": "f", "acc": 80.0, "nmi": 70.0},
+            {"suspect": "linkage input", "setting": "r", "acc": 75.0, "nmi": 60.0},
+            {"suspect": "sparsification count", "setting": "c", "acc": 81.0, "nmi": 60.0},
+            {"suspect": "subset", "setting": "0", "acc": 70.0, "nmi": 50.0},
+            {"suspect": "subset", "setting": "1", "acc": 72.0, "nmi": 50.0}]
+    text = gap_text(rows)
+    assert "fastcluster gives the same labels as scipy" in text
+    assert "other counts than Algorithm 2's l = n/K - 1 score higher (81.00 to 81.00)" in text
+    assert "give 71.00 ± 1.41 (from 70.00 to 72.00) against 80.00" in text
+    assert "an implementation choice above moves HAC_SD" in text  # a count scored higher
+    assert "Not measured yet" in gap_text([])
+
+
+def test_hac_sd_gap_no_fit_reads_the_archive_and_measures_nothing(tmp_path, monkeypatch):
+    from shortclust.papers.ic import hac_sd_gap as gap
+
+    monkeypatch.setattr(gap, "measure", lambda data_dir=None: pytest.fail("measured"))
+    job = Reproduction("ic", results_dir=tmp_path, work_dir=tmp_path / "w", fit=False,
+                       quiet=True)
+    gap.hac_sd_gap(job)
+    assert "Not measured yet" in (tmp_path / "ic" / "hac_sd_gap.md").read_text()
+    archive = tmp_path / "ic" / "records" / gap.ARCHIVE
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    archive.write_text('[{"suspect": "ours", "setting": "s", "acc": 80.0, "nmi": 70.0}]')
+    gap.hac_sd_gap(job)
+    assert "| ours | s | 80.00 | 70.00 |" in (tmp_path / "ic" / "hac_sd_gap.md").read_text()

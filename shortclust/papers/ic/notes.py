@@ -64,7 +64,9 @@ def representation_line(results_by_dataset: dict[str, dict[str, list[dict]]]) ->
             "corpus counts (its outlier detector and classifier); GSDPMM on the counts. "
             "The paper: averaged GloVe 42B 300-d word vectors (BioASQ vectors for "
             "BioMedical) for the initial clusterings, TF-IDF for IC (sections 6.2.1-6.2.2). "
-            f"Change it in the `representation:` of `{CONFIGS}/<method>.yaml`.")
+            f"The representations run are set in `shortclust/papers/ic/settings.py` "
+            f"(REPRESENTATIONS); a config's own is the `representation:` of "
+            f"`{CONFIGS}/<method>.yaml`.")
 
 
 def marks_note(metric: str) -> str:
@@ -88,7 +90,10 @@ def marks_note(metric: str) -> str:
 def gap_reasons(metric: str) -> str:
     """Why our numbers differ from the paper's (for ACC: also what its ACC is)."""
     text = ("Where the gaps come from: (1) the representation of the initial clusterings "
-            "(the paper's averaged GloVe 42B vectors cannot be downloaded here); (2) the data "
+            "(the paper averaged GloVe 42B 300-d vectors, which no package ships here; ours "
+            "are GloVe 6B 50-d, and MiniLM is another kind of representation; "
+            "`hac_sd_gap.md` measures how HAC_SD moves with the vectors' dimension, the "
+            "subset, the linkage and the sparsification count); (2) the data "
             "copies (above); (3) the paper's unstated settings (k of HAC_kNN, d of k-means--, "
             "k-means initialisations; see the configs)")
     if metric == "acc":

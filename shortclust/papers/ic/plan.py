@@ -21,6 +21,7 @@ import json
 from shortclust.data.registry import dataset_present, resolve_data_dir
 from shortclust.experiments.reproduce import provenance_line
 from shortclust.papers.ic import figures, tables
+from shortclust.papers.ic.hac_sd_gap import hac_sd_gap
 from shortclust.papers.ic.notes import describe_representation
 from shortclust.papers.ic.reported import (
     DATASETS, DETERMINISTIC, FIGURE_DATASETS, FIGURE_GRIDS, FIXED, METHODS, TABLES,
@@ -224,6 +225,7 @@ def figure_representation(job) -> str:
 
 ITEMS = timed_items({
     "hac_sd_ic": hac_sd_ic,
+    "hac_sd_gap": hac_sd_gap,
     **{name: table_item(name) for name in TABLES},
     "figure1": figure1,
     "figure2": figure2,
