@@ -261,6 +261,16 @@ def test_tables_show_each_representation_beside_the_paper():
     assert text.rstrip().endswith("FOOTER")
 
 
+def test_tables_report_words_without_a_vector_from_the_records():
+    glove = synthetic_dataset()
+    glove["HAC_SD"][0]["representation_coverage"] = {
+        "words": 100, "words_without_vector": 7, "tokens": 1000,
+        "tokens_without_vector": 20, "documents": 50, "documents_without_vector": 1}
+    text = tables.build_tables("table4", {"GloVe": {"Tweet": glove}}).markdown
+    assert "- Tweet, GloVe: word vectors: 7 of 100 words (20 of 1,000 tokens, 2.0%) have " \
+           "none; 1 of 50 documents has none" in text
+
+
 def test_closeness_names_the_representation_nearer_the_paper():
     near, far = synthetic_dataset(), synthetic_dataset()
     for records in far.values():

@@ -20,6 +20,7 @@ from shortclust.papers.ic.reported import (
     STOPPED, TABLE_ROWS, TABLES, Reported,
 )
 from shortclust.papers.ic.settings import PAPER_REPRESENTATION
+from shortclust.representations import coverage_line
 from shortclust.papers.ic.significance import effect_cell, marks_for, values_of
 
 
@@ -86,6 +87,7 @@ def build_tables(name: str, by_representation: dict[str, dict[str, dict[str, lis
         "section per representation. The initial clusterings (HAC_SD ... k-means--) are "
         f"fitted on the representation; IC always works on TF-IDF. {REPRESENTATION_NOTE}", "",
         *closeness_lines(by_representation, present, metric), "",
+        *coverage_lines(by_representation, present), "",
         *parts, footer,
     ]
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -152,6 +154,20 @@ def closeness_lines(by_representation, present, metric) -> list[str]:
                    and len(known) > 1 else ": not every row has runs yet")
         lines.append(f"- {DATASETS[dataset][0]}: {text}{verdict}.")
     return lines
+
+
+def coverage_lines(by_representation, present) -> list[str]:
+    """Per dataset and word-vector representation: the words without a vector (from the
+    records, where each run stores them)."""
+    lines = []
+    for name, results in by_representation.items():
+        for dataset in present:
+            found = next((r["representation_coverage"] for rows in results.get(dataset, {}).values()
+                          for r in rows if r.get("representation_coverage")), None)
+            if found is not None:
+                lines.append(f"- {DATASETS[dataset][0]}, {name}: {coverage_line(found)}.")
+    return (["**Out of vocabulary** (words of the preprocessed corpus without a vector; "
+             "they are left out of a text's average):"] + lines) if lines else []
 
 
 def build_table(name: str, results_by_dataset: dict[str, dict[str, list[dict]]],
