@@ -61,6 +61,10 @@ class Corpus:
         Name of the pipeline applied.
     n_source_docs : int or None
         Documents in the source before any were dropped.
+    source_rows : ndarray of int64 or None
+        For a dataset that is a subset of its file (:mod:`shortclust.data.subsets`): the
+        file's row of each source document, so ``source_rows[doc_index]`` are the rows of
+        the corpus's documents in the file. None: the source is the whole file.
 
     Examples
     --------
@@ -80,6 +84,7 @@ class Corpus:
     sha256: str | None = None
     preprocess: str = "none"
     n_source_docs: int | None = None
+    source_rows: np.ndarray | None = None
 
     def __post_init__(self):
         self.counts = _canonical_counts(self.counts)
@@ -148,6 +153,7 @@ class Corpus:
         _check_length("times", times, len(texts))
         counts, vocabulary = count_matrix(pipe.tokenize(texts))
         counts, vocabulary = _filter_min_df(counts, vocabulary, pipe.min_df)
+        counts, vocabulary = _filter_max_df(counts, vocabulary, pipe.max_df)
         keep = np.flatnonzero(_doc_lengths(counts) >= pipe.min_doc_words)
         _check_not_empty(pipe, len(keep), len(vocabulary))
         codes, names = (None, [])
@@ -273,6 +279,15 @@ def _filter_min_df(counts: sp.csr_matrix, vocabulary: list[str], min_df: int):
     return counts[:, keep], [vocabulary[i] for i in keep]
 
 
+def _filter_max_df(counts: sp.csr_matrix, vocabulary: list[str], max_df: float):
+    """Drop words that occur in more than the fraction ``max_df`` of the documents."""
+    if max_df >= 1.0:
+        return counts, vocabulary
+    df = np.bincount(counts.indices, minlength=counts.shape[1])
+    keep = np.flatnonzero(df <= max_df * counts.shape[0])
+    return counts[:, keep], [vocabulary[i] for i in keep]
+
+
 def _check_length(what: str, values, n_texts: int) -> None:
     if values is not None and len(values) != n_texts:
         raise DataError(f"{len(values)} {what} for {n_texts} texts: pass one per text")
@@ -283,7 +298,8 @@ def _check_not_empty(pipe: Pipeline, n_docs: int, n_words: int) -> None:
         what = "no words" if n_words == 0 else "no documents"
         raise DataError(
             f"preprocessing '{pipe.name}' left {what} (min_df={pipe.min_df}, "
-            f"min_doc_words={pipe.min_doc_words}): use more documents or preprocess 'none'")
+            f"max_df={pipe.max_df:g}, min_doc_words={pipe.min_doc_words}): use more "
+            "documents or preprocess 'none'")
 
 
 def encode_labels(labels: Sequence) -> tuple[np.ndarray, list[str]]:
@@ -433,18 +449,22 @@ def load_corpus(
         preprocess = info.default_preprocess if info else "none"
     pipe = get_pipeline(preprocess)
     name = info.name if info else _file_stem(path)
-    use_cache = cache and pipe.cache
-    sha = file_sha256(path)
+    subset = info.subset if info else None
+    use_cache = cache and pipe.cache and subset is None
+    sha = file_sha256(path) if subset is None else subset.checksum(file_sha256(path))
     if use_cache:
         corpus = _read_cache(sha, pipe)
         if corpus is not None and (info is None or corpus.n_source_docs == info.n_docs):
             corpus.name, corpus.source_path = name, path
             return corpus
-    raw = read_documents(path)
+    raw, rows = read_documents(path), None
+    if subset is not None:
+        raw, rows = subset.select(raw, path)
     if info is not None:
         _check_against_registry(info, path, len(raw), raw.labels)
     corpus = Corpus.from_texts(raw.texts, raw.labels, raw.times, pipe, name,
                                source_path=path, sha256=sha)
+    corpus.source_rows = rows
     if use_cache:
         _write_cache(corpus, pipe)
     return corpus

@@ -170,7 +170,8 @@ def corpus_texts(corpus) -> list[str]:
     from shortclust.data.io import read_documents
 
     texts = read_documents(corpus.source_path).texts
-    return [texts[i] for i in corpus.doc_index]
+    rows = corpus.doc_index if corpus.source_rows is None else corpus.source_rows[corpus.doc_index]
+    return [texts[i] for i in rows]
 
 
 # --------------------------------------------------------------------------------------------
