@@ -246,7 +246,9 @@ def _plot_metric(table: pd.DataFrame) -> str | None:
 
 def plot_stream(table: pd.DataFrame, metric: str, path, title: str = "") -> Path:
     """Per-batch ``metric`` of the stream beside the batch fit, and the clusters found."""
-    from shortclust.experiments.plots import Curve, pyplot, draw_curves, label, save_figure
+    from shortclust.experiments.plots import (
+        Curve, draw_curves, figure_legend, label, pyplot, save_figure, spread_text,
+    )
 
     figure, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4), layout="constrained",
                                                gridspec_kw={"width_ratios": [2, 1]})
@@ -255,13 +257,13 @@ def plot_stream(table: pd.DataFrame, metric: str, path, title: str = "") -> Path
               "batch_fit": {"linestyle": ":", "color": "black"}}
     curves = [Curve(x, list(table[f"{s}_{metric}_mean"]), list(table[f"{s}_{metric}_std"]),
                     _SERIES_NAMES[s], styles[s]) for s in SERIES]
-    draw_curves(left, curves, "batch", label(metric), f"{label(metric)} per batch")
+    # Three series whose means cross: spread their error bars apart, legend below the panels.
+    draw_curves(left, curves, "batch", label(metric), f"{label(metric)} per batch",
+                dodge=3, legend=None)
     clusters = Curve(x, list(table["n_clusters_mean"]), list(table["n_clusters_std"]))
     draw_curves(right, [clusters], "batch", label("n_clusters"), "clusters after each batch")
-    for axis in (left, right):
-        axis.xaxis.get_major_locator().set_params(integer=True)
-    runs = sorted({int(r) for r in table["runs"]})
-    figure.suptitle(f"{title} (mean ± std over {'/'.join(map(str, runs))} seeds)", fontsize=11)
+    figure_legend(figure, left)
+    figure.suptitle(f"{title} ({spread_text(table['runs'])})", fontsize=11)
     return save_figure(figure, path)
 
 

@@ -147,7 +147,9 @@ def _show(table: pd.DataFrame, param: str, title: str, paths: dict[str, Path], c
     from rich.table import Table
 
     shown = [c for c in _TERMINAL_COLUMNS if c in SWEEP_VALUES or c in sweep_metrics(table)]
-    runs = "/".join(str(r) for r in sorted({int(r) for r in table["runs"]}))
+    from shortclust.evaluation.stats import counts_text
+
+    runs = counts_text(table["runs"])
     grid = Table(title=title, caption=f"mean±std over {runs} runs per value",
                  box=box.SIMPLE_HEAD, padding=(0, 1))
     short = {"n_clusters": "clusters", "nmi": "NMI", "homogeneity": "H", "completeness": "C",
