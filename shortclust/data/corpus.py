@@ -24,8 +24,8 @@ from shortclust.data.preprocess import Pipeline, get_pipeline, guess_pipeline
 from shortclust.data.registry import DatasetInfo, dataset_path, get_info, user_cache_home
 from shortclust.errors import DataError
 
-__all__ = ["Corpus", "load_corpus", "names_a_file", "resolve_cache_dir", "encode_labels",
-           "times_to_array"]
+__all__ = ["Corpus", "load_corpus", "file_stem", "names_a_file", "resolve_cache_dir",
+           "encode_labels", "times_to_array"]
 
 # Bumped when the cache layout changes, so old entries are ignored rather than misread.
 _CACHE_FORMAT = 1
@@ -419,7 +419,9 @@ def _resolve(dataset, data_dir) -> tuple[Path, DatasetInfo | None]:
     return dataset_path(info.name, data_dir), info
 
 
-def _file_stem(path: Path) -> str:
+def file_stem(path) -> str:
+    """The file's name without its data suffix: ``"tweets"`` for ``dir/tweets.jsonl.gz``."""
+    path = Path(path)
     suffix = suffix_of(path) or path.suffix
     return path.name[: len(path.name) - len(suffix)] if suffix else path.name
 
@@ -485,7 +487,7 @@ def load_corpus(
             raw = read_documents(path)
             preprocess = guess_pipeline(raw.texts)
     pipe = get_pipeline(preprocess)
-    name = info.name if info else _file_stem(path)
+    name = info.name if info else file_stem(path)
     use_cache = cache and pipe.cache
     sha = file_sha256(path)
     if use_cache:
