@@ -24,7 +24,8 @@ from shortclust.errors import (
 
 app = typer.Typer(
     name="shortclust",
-    help="Cluster short texts: run experiment configs, inspect datasets and models.",
+    help="Cluster short texts: a file of your own (cluster, predict), experiment configs "
+    "(run, sweep), the papers' tables (reproduce).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
