@@ -261,8 +261,19 @@ def load_config(path, overrides=()) -> ExperimentConfig:
     ParameterError
         When the model rejects a parameter value (out of range).
     """
-    where = str(path)
-    raw = _read_yaml_mapping(Path(path))
+    return config_from_mapping(_read_yaml_mapping(Path(path)), overrides, where=str(path))
+
+
+def config_from_mapping(raw: dict, overrides=(), where: str = "config") -> ExperimentConfig:
+    """An experiment config from a mapping (a YAML file's, or one a command builds),
+    checked as :func:`load_config` checks a file; ``where`` starts every error message.
+
+    Raises
+    ------
+    ConfigError, ParameterError
+        As :func:`load_config`.
+    """
+    raw = dict(raw)
     _apply_overrides(raw, list(overrides))
     try:
         config = ExperimentConfig.model_validate(raw)

@@ -24,9 +24,18 @@ Pipelines
     tokens of 2..15 letters; "removal of very high-frequency and low-frequency words" as
     document frequency >= 2 and in at most 15% of the documents (the paper gives no
     numbers; these are ours).
+``basic``
+    For a user's raw text (no paper): lowercase; words are runs of letters of any script
+    (punctuation, digits and symbols separate them); English stop words, one-letter words
+    and the tweet marks "rt" and "via" out; document frequency >= 2. No lemmatising or
+    stemming, so it is fast and a word stays readable in a list of top words.
 
-Both paper pipelines first decode HTML entities and drop every whitespace-delimited token
-holding ``@``, ``://`` or ``www.`` (e-mail addresses, @-mentions, URLs). The papers do not
+``auto`` (the default of :func:`~shortclust.data.corpus.load_corpus`) is not a pipeline: it
+takes a registered dataset's own default, and for a file :func:`guess_pipeline`'s choice,
+``basic`` for raw text and ``none`` for text that looks tokenised already.
+
+Every pipeline but ``none`` first decodes HTML entities and drops every whitespace-delimited
+token holding ``@``, ``://`` or ``www.`` (e-mail addresses, @-mentions, URLs). The papers do not
 mention this because their data had none; on raw tweets and newsgroup posts these would
 otherwise leave fragments such as ``http``, ``co`` and host names.
 
@@ -51,7 +60,8 @@ from typing import Callable, Iterable
 
 from shortclust.errors import DataError
 
-__all__ = ["Pipeline", "PIPELINES", "get_pipeline", "tokenize", "stop_words"]
+__all__ = ["Pipeline", "PIPELINES", "get_pipeline", "guess_pipeline", "looks_raw",
+           "tokenize", "stop_words"]
 
 # Bumped whenever a pipeline's output could change, so old cache entries are not reused.
 _REVISION = "1"
@@ -71,6 +81,9 @@ _LATIN_WORD = re.compile(f"[{_LATIN}]+")
 
 # scikit-learn's default token pattern: runs of 2+ word characters.
 _WORD = re.compile(r"(?u)\b\w\w+\b")
+
+# A run of letters of any script (word characters but digits and the underscore).
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 @dataclass(frozen=True)
@@ -288,6 +301,17 @@ def _make_ncut() -> Callable[[str], list[str]]:
     return _word_tokenizer(_WORD, lambda word: "" if word in stop else stem(word))
 
 
+# Marks of a tweet's form, not of its topic (a retweet, a "via @user" credit): on raw tweets
+# they would top every cluster's words.
+_TWEET_MARKS = frozenset({"rt", "via"})
+
+
+def _make_basic() -> Callable[[str], list[str]]:
+    dropped = stop_words() | _TWEET_MARKS
+    return _word_tokenizer(_LETTERS, lambda word: "" if word in dropped or len(word) < 2
+                           else word)
+
+
 def _word_tokenizer(
     word: re.Pattern, transform: Callable[[str], str]
 ) -> Callable[[str], list[str]]:
@@ -325,6 +349,10 @@ PIPELINES: dict[str, Pipeline] = {
         ">= 2 and <= 15% of the documents",
         min_df=2, max_df=0.15, _factory=_make_newsgroups,
         _components=_stop_words_source),
+    "basic": Pipeline(
+        "basic", "raw text: lowercase; drop URLs, e-mail addresses, @-mentions, punctuation, "
+        "digits, one-letter words, English stop words and 'rt'/'via'; document frequency >= 2",
+        min_df=2, cache=False, _factory=_make_basic, _components=_stop_words_source),
 }
 
 
@@ -341,8 +369,49 @@ def get_pipeline(name: str | Pipeline) -> Pipeline:
     pipeline = PIPELINES.get(str(name).strip().lower())
     if pipeline is None:
         raise DataError(f"unknown preprocessing pipeline '{name}': choose one of "
-                        f"{', '.join(PIPELINES)}")
+                        f"{', '.join(PIPELINES)} (or auto)")
     return pipeline
+
+
+# What tokenised text has none of, besides capital letters: a sign other than the apostrophe,
+# the hyphen and the underscore (which tokenised sets keep in "don't", "e-mail", "new_york");
+# addresses hold one (".", "@", ":").
+_RAW_SIGN = re.compile(r"[^\w\s'-]")
+
+#: Share of the (non-empty) documents that must look raw for a file to count as raw text.
+RAW_SHARE = 0.05
+
+
+def looks_raw(text: str) -> bool:
+    """Whether ``text`` shows what a tokenised document has not: capitals, punctuation, an
+    address or another sign.
+
+    Examples
+    --------
+    >>> looks_raw("apple pie recipe"), looks_raw("Apple pie!"), looks_raw("see www.x.org")
+    (False, True, True)
+    """
+    return text != text.lower() or _RAW_SIGN.search(text) is not None
+
+
+def guess_pipeline(texts: Iterable[str]) -> str:
+    """``"basic"`` for raw text, ``"none"`` for text that looks tokenised already.
+
+    Text counts as raw when at least :data:`RAW_SHARE` of its non-empty documents have a
+    capital letter, punctuation, an address or another sign (:func:`looks_raw`). On the
+    shared datasets the sets preprocessed upstream have at most 0.2% such documents, the
+    raw ones (tweets, questions, newsgroup posts) more than 90%.
+
+    Examples
+    --------
+    >>> guess_pipeline(["apple pie", "banana split"]), guess_pipeline(["Apple pie.", "ok"])
+    ('none', 'basic')
+    """
+    documents = [text for text in texts if text.strip()]
+    if not documents:
+        return "none"
+    raw = sum(map(looks_raw, documents))
+    return "basic" if raw >= RAW_SHARE * len(documents) else "none"
 
 
 def tokenize(texts: Iterable[str], pipeline: str | Pipeline = "none") -> list[list[str]]:
@@ -355,7 +424,7 @@ def tokenize(texts: Iterable[str], pipeline: str | Pipeline = "none") -> list[li
     ----------
     texts : iterable of str
     pipeline : str or Pipeline
-        ``"none"``, ``"gsdmm"`` or ``"ncut"``.
+        ``"none"``, ``"gsdmm"``, ``"ncut"`` or ``"basic"``.
 
     Returns
     -------

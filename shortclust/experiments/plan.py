@@ -120,6 +120,12 @@ _GIVES = {"counts": "counts", "tfidf": "vectors", "word_vectors": "vectors",
           "glove": "vectors", "sentence_embeddings": "vectors"}
 
 
+def columns_are_words(config: ExperimentConfig) -> bool:
+    """Whether the features' columns are the corpus's words (counts or TF-IDF), so a model's
+    ``top_words`` can name them."""
+    return (config.representation or {}).get("name", "counts") in ("counts", "tfidf")
+
+
 def check_input(model_class: type, config: ExperimentConfig, where: str) -> None:
     """Refuse a representation whose kind (counts or vectors) the model does not take."""
     name = (config.representation or {}).get("name", "counts")
@@ -176,6 +182,27 @@ def available_memory() -> int | None:
 
 def _gib(n_bytes: int) -> str:
     return f"{n_bytes / 2**30:,.1f} GiB"
+
+
+def check_saveable(plan: Plan) -> None:
+    """``--save-models`` needs a model that can assign new texts: one with ``predict``,
+    fitted on term counts (what a saved vocabulary and pipeline rebuild)."""
+    from shortclust.models import get_model_class, model_names
+
+    config = plan.config
+    where = f"config '{config.name}': --save-models"
+    if not plan.model_class.capabilities.predict:
+        able = [name for name in model_names() if get_model_class(name).capabilities.predict]
+        raise ConfigError(
+            f"{where}: model '{config.model.name}' has no predict, so a saved model could "
+            f"not assign new texts: leave --save-models out, or use one of {', '.join(able)}"
+        )
+    name = (config.representation or {}).get("name", "counts")
+    if name != "counts":
+        raise ConfigError(
+            f"{where}: saved models take term counts, and representation '{name}' gives "
+            "other features: leave --save-models out, or remove the representation section"
+        )
 
 
 def check_incremental(model_class: type, config: ExperimentConfig, where: str) -> None:

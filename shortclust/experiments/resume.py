@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from shortclust.errors import DataError
-from shortclust.experiments.plan import Plan, PlannedRun
+from shortclust.experiments.plan import Plan, PlannedRun, columns_are_words
 from shortclust.experiments.records import RecordStore, first_of_each_run
 
 
@@ -44,7 +44,10 @@ class Selection:
         Recorded runs given the metrics they lacked, and recorded runs to fit again for
         what their record lacks.
     unlabelled : int
-        Recorded runs (not archived) to fit again because their labels file is gone.
+        Recorded runs (not archived) to fit again because their labels file is gone (or
+        their model file, with ``need_models``).
+    need_models : bool
+        Whether model files are asked for (``--save-models``).
     resume : bool
         Whether the experiment resumes (else it starts afresh).
     n_skipped : int
@@ -58,6 +61,7 @@ class Selection:
     resume: bool = False
     n_skipped: int = 0
     unlabelled: int = 0
+    need_models: bool = False
 
     def apply(self, store: RecordStore, say) -> None:
         """Write what was decided; say it."""
@@ -74,13 +78,16 @@ class Selection:
             + (f"; {self.completed} given the metrics they lacked, from their stored labels"
                if self.completed else "")
             + (f"; {self.refit} fitted again for what they lack" if self.refit else "")
-            + (f"; {self.unlabelled} fitted again for a missing labels file"
-               if self.unlabelled else ""))
+            + (f"; {self.unlabelled} fitted again for a missing labels"
+               f"{' or model' if self.need_models else ''} file" if self.unlabelled else ""))
 
 
 def select_runs(store: RecordStore, plan: Plan, resume: bool,
-                archived: list[dict[str, Any]]) -> Selection:
+                archived: list[dict[str, Any]], need_models: bool = False) -> Selection:
     """Decide which planned runs to fit; write nothing.
+
+    With ``need_models`` (``--save-models``) a recorded run without its model file is fitted
+    again, as one without its labels file is.
 
     Raises
     ------
@@ -93,7 +100,8 @@ def select_runs(store: RecordStore, plan: Plan, resume: bool,
     on_disk = store.load()
     records = first_of_each_run(on_disk, archived)
     _check_same_data(records, plan, store)
-    unlabelled = _without_labels(records, plan, store, {r["run_id"] for r in archived})
+    unlabelled = _without_files(records, plan, store, {r["run_id"] for r in archived},
+                                need_models)
     records = [record for record in records if record["run_id"] not in unlabelled]
     records, completed, stale = _complete(records, plan, store)
     records = [record for record in records if record["run_id"] not in stale]
@@ -101,15 +109,20 @@ def select_runs(store: RecordStore, plan: Plan, resume: bool,
     todo = [run for run in plan.runs if run.run_id not in done]
     changed = completed or stale or unlabelled or len(records) != len(on_disk)
     return Selection(todo, records if changed else None, completed, len(stale), True,
-                     len(plan.runs) - len(todo), len(unlabelled))
+                     len(plan.runs) - len(todo), len(unlabelled), need_models)
 
 
-def _without_labels(records, plan: Plan, store: RecordStore, archived_ids) -> set[str]:
-    """The planned runs recorded here, not archived, whose labels file is gone."""
+def _without_files(records, plan: Plan, store: RecordStore, archived_ids,
+                   need_models: bool) -> set[str]:
+    """The planned runs recorded here, not archived, whose labels file is gone (or model
+    file, when models are asked for)."""
+    def missing(run_id):
+        return not store.labels_path(run_id).is_file() or (
+            need_models and not store.model_path(run_id).is_file())
+
     planned = plan.run_ids
     return {r["run_id"] for r in records if r["run_id"] in planned
-            and r["run_id"] not in archived_ids
-            and not store.labels_path(r["run_id"]).is_file()}
+            and r["run_id"] not in archived_ids and missing(r["run_id"])}
 
 
 def _check_same_data(records, plan: Plan, store: RecordStore) -> None:
@@ -146,7 +159,7 @@ def _complete(records, plan: Plan, store: RecordStore):
 
 def _lacks_words(record, plan: Plan) -> bool:
     return (plan.config.top_words is not None and plan.model_class.capabilities.top_words
-            and "top_words" not in record)
+            and columns_are_words(plan.config) and "top_words" not in record)
 
 
 def _can_complete(record, plan: Plan, store: RecordStore) -> bool:

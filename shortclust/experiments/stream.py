@@ -85,8 +85,6 @@ def fit_stream(context, run, callback):
     Outcome
         The stream's labels in document order, and the record's fields.
     """
-    from shortclust.experiments.fitting import Outcome
-
     stream = context.stream
     model, entries = _stream_batches(context, run, callback)
     reference, reference_seconds = context.fit_whole(run)  # the batch fit, for comparison
@@ -105,7 +103,7 @@ def fit_stream(context, run, callback):
                       "n_clusters": int(reference.n_clusters_),
                       "fit_seconds": reference_seconds},
     }
-    return Outcome(labels, fields | context.describe(model, labels))
+    return context.outcome(model, labels, fields)
 
 
 def _stream_batches(context, run, callback) -> tuple[Any, list[dict[str, Any]]]:

@@ -27,6 +27,10 @@ class DMMMixin:
     ``stats``.
     """
 
+    #: What a saved model keeps (see ``shortclust.models.base``): the fitted counts.
+    _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "cluster_sizes_",
+                          "cluster_word_counts_", "n_features_in_")
+
     def fit_predict(self, X, y=None, callback=None):
         """Fit and return the cluster of each document (``labels_``)."""
         return self.fit(X, callback=callback).labels_

@@ -170,7 +170,7 @@ def corpus_texts(corpus) -> list[str]:
     from shortclust.data.io import read_documents
 
     texts = read_documents(corpus.source_path).texts
-    rows = corpus.doc_index if corpus.source_rows is None else corpus.source_rows[corpus.doc_index]
+    rows = corpus.doc_index if corpus.file_rows is None else corpus.file_rows[corpus.doc_index]
     return [texts[i] for i in rows]
 
 

@@ -91,7 +91,7 @@ def test_banerjee_sets_load_in_stream_order_with_texts_from_their_rows(name):
     assert corpus.preprocess == "newsgroups" and corpus.times.tolist()[:3] == [0, 1, 2]
     parent = read_documents(corpus.source_path)
     texts = corpus_texts(corpus)
-    rows = corpus.source_rows[corpus.doc_index]
+    rows = corpus.file_rows[corpus.doc_index]
     assert texts[:5] == [parent.texts[r] for r in rows[:5]]
     assert [corpus.label_names[c] for c in corpus.labels[:5]] == [parent.labels[r]
                                                                  for r in rows[:5]]
