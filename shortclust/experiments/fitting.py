@@ -73,15 +73,20 @@ class RunContext:
         self.extras = {} if self.counts is None else {"counts": self.counts}
 
     @classmethod
-    def from_plan(cls, plan: Plan) -> RunContext:
-        """Build the representation (once) and everything else a run needs."""
+    def from_plan(cls, plan: Plan, progress: bool = False, console=None) -> RunContext:
+        """Build the representation (once) and everything else a run needs.
+
+        ``progress``: show a progress bar while sentence embeddings are computed (on
+        ``console``, default standard error).
+        """
         from shortclust.representations import build_representation, representation_coverage
 
         config, corpus = plan.config, plan.corpus
         capabilities = plan.model_class.capabilities
         words = None if config.top_words is None else (config.top_words, corpus.vocabulary)
         spec = config.representation_spec
-        return cls(plan.model_class, build_representation(corpus, spec),
+        features = build_representation(corpus, spec, progress=progress, console=console)
+        return cls(plan.model_class, features,
                    corpus.counts if capabilities.fit_counts else None, corpus.labels,
                    list(config.metrics), words, plan.stream,
                    representation_coverage(corpus, spec))

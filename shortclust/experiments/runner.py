@@ -190,7 +190,8 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
         with lock_output_dir(store.output_dir):
             selection = select_runs(store, plan, options.resume, archived)
             # The representation (its errors too) before the records file is touched.
-            context = RunContext.from_plan(plan) if selection.todo else None
+            context = (RunContext.from_plan(plan, options.show_bars, options.console)
+                       if selection.todo else None)
             if context is not None and context.coverage is not None:
                 say(coverage_line(context.coverage))
             selection.apply(store, say)
