@@ -57,6 +57,8 @@ class RunContext:
     coverage : dict or None
         Averaged word vectors only: the words, tokens and documents without a vector
         (:func:`shortclust.representations.representation_coverage`), for the records.
+    quality : TopicScorer or None
+        Score each run's clusters' top words (the config's ``topic_quality``).
     """
 
     model_class: type
@@ -67,6 +69,7 @@ class RunContext:
     words: tuple | None = None
     stream: StreamPlan | None = None
     coverage: dict | None = None
+    quality: Any = None
     extras: dict[str, Any] = field(init=False, default_factory=dict)
 
     def __post_init__(self):
@@ -89,7 +92,7 @@ class RunContext:
         return cls(plan.model_class, features,
                    corpus.counts if capabilities.fit_counts else None, corpus.labels,
                    list(config.metrics), words, plan.stream,
-                   representation_coverage(corpus, spec))
+                   representation_coverage(corpus, spec), plan.topic_scorer)
 
     def warm_up(self, params: dict[str, Any]) -> None:
         """Fit once on a few documents, untimed and unrecorded.
@@ -140,15 +143,21 @@ class RunContext:
         return evaluate(truth[rows], np.asarray(labels)[rows], metrics=self.metrics)
 
     def describe(self, model, labels) -> dict[str, Any]:
-        """Cluster sizes and top words of a fitted model, when the config asks for them."""
-        if self.words is None or not self.model_class.capabilities.top_words:
+        """Cluster sizes, top words and topic quality of a fitted model, when the config
+        asks for them (untimed: after ``fit_seconds``)."""
+        if not self.model_class.capabilities.top_words:
             return {}
-        n, vocabulary = self.words
-        words = model.top_words(n, vocabulary=list(vocabulary))
-        sizes = np.bincount(np.asarray(labels, dtype=np.int64), minlength=len(words))
-        return {"cluster_sizes": [int(size) for size in sizes[:len(words)]],
-                "top_words": [[[str(word), float(weight)] for word, weight in cluster]
-                              for cluster in words]}
+        described = {}
+        if self.words is not None:
+            n, vocabulary = self.words
+            words = model.top_words(n, vocabulary=list(vocabulary))
+            sizes = np.bincount(np.asarray(labels, dtype=np.int64), minlength=len(words))
+            described = {"cluster_sizes": [int(size) for size in sizes[:len(words)]],
+                         "top_words": [[[str(word), float(weight)] for word, weight in cluster]
+                                       for cluster in words]}
+        if self.quality is not None:
+            described["topic_quality"] = self.quality.of_model(model, labels)
+        return described
 
 
 def warm_up_params(params: dict[str, Any]) -> dict[str, Any]:
