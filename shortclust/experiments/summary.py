@@ -91,9 +91,8 @@ def summary_notes(summary: pd.DataFrame) -> list[str]:
             f"Metrics omitted for {', '.join(unlabelled)}: the corpus has no ground-truth labels."
         )
     if any(f"{name}_mean" in summary.columns for name in _topic_measures()):
-        notes.append("npmi, c_v: mean coherence of the clusters' top words; diversity: share "
-                     "of distinct words among them (no labels needed; settings in each "
-                     "record's topic_quality).")
+        notes.append("npmi, c_v: mean coherence of the clusters' top words; diversity: "
+                     "their share of distinct words.")
     return notes
 
 
