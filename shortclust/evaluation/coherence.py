@@ -149,7 +149,8 @@ class Reference:
             ``model.top_words(n, vocabulary=...)``: per cluster label, (word, weight) pairs
             or words, best first.
         labels : array of int, shape (n_docs,)
-            Each document's cluster (an index into ``top_words``).
+            Each document's cluster (an index into ``top_words``); a negative label (an
+            outlier) puts a document in no cluster.
 
         Returns
         -------
@@ -157,7 +158,10 @@ class Reference:
             One list per cluster that has documents, in label order.
         """
         labels = np.asarray(labels, dtype=np.int64)
-        sizes = np.bincount(labels, minlength=len(top_words))
+        if labels.shape != (self.n_docs,):
+            raise ValueError(f"labels has shape {labels.shape}, expected ({self.n_docs},): "
+                             "one label per document of the corpus")
+        sizes = np.bincount(labels[labels >= 0], minlength=len(top_words))
         kept = [label for label in range(len(top_words)) if sizes[label] > 0]
         words = [[_word_of(entry) for entry in top_words[label]] for label in kept]
         flat = [word for cluster in words for word in cluster]
@@ -177,12 +181,10 @@ class Reference:
 
     def _held_by_clusters(self, labels, clusters, columns) -> np.ndarray:
         """Whether a document of cluster ``clusters[i]`` holds word ``columns[i]``, for each i."""
-        if labels.shape != (self.n_docs,):
-            raise ValueError(f"labels has shape {labels.shape}, expected ({self.n_docs},): "
-                             "one label per document of the corpus")
         words = np.unique(columns)
         slice_ = self.presence[:, words].tocsr()  # only the top words' columns
-        membership = sp.csr_matrix((np.ones(labels.size), (labels, np.arange(labels.size))),
+        documents = np.flatnonzero(labels >= 0)
+        membership = sp.csr_matrix((np.ones(documents.size), (labels[documents], documents)),
                                    shape=(int(labels.max()) + 1, labels.size))
         in_cluster = (membership @ slice_).tocsr()
         return np.asarray(in_cluster[clusters, np.searchsorted(words, columns)]).ravel() > 0

@@ -136,6 +136,10 @@ def test_cluster_topics_drop_words_a_cluster_does_not_hold_and_empty_clusters():
     assert cluster_topics(top_words, labels, counts, vocabulary) == [["a", "b"], ["d", "c"]]
     bare = [["a", "b", "c"], [], ["d", "c", "a"]]
     assert cluster_topics(bare, labels, counts, vocabulary) == [["a", "b"], ["d", "c"]]
+    outlier = np.array([0, -1, 2, 2])  # document 1 in no cluster (document 0 holds a, b)
+    assert cluster_topics(bare, outlier, counts, vocabulary) == [["a", "b"], ["d", "c"]]
+    assert cluster_topics(bare, np.array([-1, 0, 2, 2]), counts, vocabulary) == [  # only b
+        ["b"], ["d", "c"]]
     with pytest.raises(ValueError, match="one label per document"):
         cluster_topics(top_words, labels[:3], counts, vocabulary)
 
