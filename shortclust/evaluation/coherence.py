@@ -36,8 +36,9 @@ with words its dictionary lacks), and a topic with fewer than two words left has
 coherence (no word pair) and is left out of the means; diversity counts every topic.
 
 Speed: only the top words' columns of the reference's document-word matrix are used, and
-their co-document counts come from one sparse product ``B^T B`` of that slice, so 30,000
-documents take milliseconds (``benchmarks/README.md``).
+their co-document counts come from one sparse product ``B^T B`` of that slice, so the cost
+grows with the top words' occurrences, not with the vocabulary (figures in
+``benchmarks/README.md``).
 """
 
 from __future__ import annotations

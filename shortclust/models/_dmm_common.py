@@ -182,9 +182,8 @@ def _top_columns(row, n):
     sorting the whole row: phi is increasing in the count within a cluster, so the words
     the cluster holds come first, by count, and (when it holds fewer than ``n``) the words
     it does not hold follow, all tied at ``beta``'s share, in column order. A cluster
-    holds a few hundred of the vocabulary's thousands of words, so this is about twice as
-    fast as sorting every row (topic quality asks for top words after every run;
-    ``benchmarks/README.md``).
+    holds a few hundred of the vocabulary's thousands of words, so only those are sorted
+    (topic quality asks for top words after every run; ``benchmarks/README.md``).
     """
     held = np.flatnonzero(row)
     top = held[np.argsort(-row[held], kind="stable")][:n]
