@@ -89,6 +89,8 @@ class RunContext:
     coverage : dict or None
         Averaged word vectors only: the words, tokens and documents without a vector
         (:func:`shortclust.representations.representation_coverage`), for the records.
+    quality : TopicScorer or None
+        Score each run's clusters' top words (the config's ``topic_quality``).
     """
 
     model_class: type
@@ -101,14 +103,20 @@ class RunContext:
     keep_models: bool = False
     stream: StreamPlan | None = None
     coverage: dict | None = None
+    quality: Any = None
     extras: dict[str, Any] = field(init=False, default_factory=dict)
 
     def __post_init__(self):
         self.extras = {} if self.counts is None else {"counts": self.counts}
 
     @classmethod
-    def from_plan(cls, plan: Plan, keep_models: bool = False) -> RunContext:
-        """Build the representation (once) and everything else a run needs."""
+    def from_plan(cls, plan: Plan, keep_models: bool = False, progress: bool = False,
+                  console=None) -> RunContext:
+        """Build the representation (once) and everything else a run needs.
+
+        ``progress``: show a progress bar while sentence embeddings are computed (on
+        ``console``, default standard error).
+        """
         from shortclust.experiments.plan import columns_are_words
         from shortclust.representations import build_representation, representation_coverage
 
@@ -117,10 +125,11 @@ class RunContext:
         vocabulary = corpus.vocabulary if columns_are_words(config) else None
         words = (config.top_words or DEFAULT_TOP_WORDS, vocabulary)
         spec = config.representation_spec
-        return cls(plan.model_class, build_representation(corpus, spec),
+        features = build_representation(corpus, spec, progress=progress, console=console)
+        return cls(plan.model_class, features,
                    corpus.counts if capabilities.fit_counts else None, corpus.labels,
                    list(config.metrics), words, config.top_words is not None, keep_models,
-                   plan.stream, representation_coverage(corpus, spec))
+                   plan.stream, representation_coverage(corpus, spec), plan.topic_scorer)
 
     def warm_up(self, params: dict[str, Any]) -> None:
         """Fit once on a few documents, untimed and unrecorded.
@@ -162,7 +171,9 @@ class RunContext:
             from shortclust.models.state import fitted_state
 
             state = fitted_state(model)
-        return Outcome(labels, fields | self.describe(clusters), clusters,
+        quality = {} if self.quality is None else {"topic_quality": self.quality.of_model(
+            model, labels, [cluster["top_words"] for cluster in clusters])}
+        return Outcome(labels, fields | self.describe(clusters) | quality, clusters,
                        self.probabilities(model, labels), state)
 
     def fit_whole(self, run: PlannedRun, callback=None):

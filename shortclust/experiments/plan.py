@@ -18,6 +18,7 @@ from shortclust.config import ExperimentConfig, check_model_params, full_model_p
 from shortclust.errors import ConfigError
 from shortclust.experiments.batches import Batch, StreamSpec, make_batches, stream_order
 from shortclust.experiments.records import make_run_id
+from shortclust.experiments.topic_quality import check_topic_quality, load_reference
 
 
 @dataclass(frozen=True)
@@ -40,18 +41,27 @@ class StreamPlan:
 
 @dataclass
 class Plan:
-    """A checked experiment: config, model, corpus, the runs and, for a stream, its batches."""
+    """A checked experiment: config, model, corpus, the runs and, for a stream, its batches
+    (``reference``: the corpus of ``topic_quality.reference``, if one is named)."""
 
     config: ExperimentConfig
     model_class: type
     corpus: Any
     runs: list[PlannedRun]
     stream: StreamPlan | None = None
+    reference: Any = None
 
     @cached_property
     def run_ids(self) -> frozenset[str]:
         """The ids of the planned runs."""
         return frozenset(run.run_id for run in self.runs)
+
+    @cached_property
+    def topic_scorer(self):
+        """The :class:`~.topic_quality.TopicScorer` of ``topic_quality`` (None without it)."""
+        from shortclust.experiments.topic_quality import TopicScorer
+
+        return TopicScorer.from_plan(self)
 
 
 def plan_experiment(config: ExperimentConfig, data_dir=None,
@@ -69,12 +79,14 @@ def plan_experiment(config: ExperimentConfig, data_dir=None,
                           "with --output")
     model_class = check_model_params(config.model, where=where)
     check_input(model_class, config, where)
+    check_topic_quality(model_class, config, where)
     _refuse_repeated_points(points, where)
     spec = config.stream_spec
     if spec is not None:
         check_incremental(model_class, config, where)
     param_sets = _param_sets(config, points, spec, model_class, where)
     corpus = load_experiment_corpus(config, data_dir)
+    reference = load_reference(config, corpus, data_dir)
     stream = None
     if spec is not None:
         order = stream_order(corpus)
@@ -84,7 +96,7 @@ def plan_experiment(config: ExperimentConfig, data_dir=None,
         check_memory(model_class, params, config, corpus, where)
     runs = [PlannedRun(seed, _run_id(config, corpus, params, seed, spec), params)
             for params in param_sets for seed in config.seed_list]
-    return Plan(config, model_class, corpus, runs, stream)
+    return Plan(config, model_class, corpus, runs, stream, reference)
 
 
 def _refuse_repeated_points(points, where: str) -> None:

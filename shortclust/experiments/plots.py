@@ -15,7 +15,8 @@ import pandas as pd
 _LABELS = {
     "n_clusters": "clusters found", "nmi": "NMI", "ari": "ARI", "ami": "AMI", "acc": "ACC",
     "homogeneity": "homogeneity", "completeness": "completeness", "v_measure": "V-measure",
-    "purity": "purity", "fit_seconds": "fit seconds",
+    "purity": "purity", "fit_seconds": "fit seconds", "npmi": "NPMI", "c_v": "C_v",
+    "diversity": "topic diversity",
 }
 
 

@@ -14,6 +14,11 @@ for are fitted again: their record leaves the records file before the fit, while
 archive keeps it until the new record replaces it there (so an interruption loses nothing
 archived).
 
+Topic quality (``topic_quality``) needs each cluster's top words, which labels alone do not
+give (they are the model's): a run recorded without it, or with other settings, is scored
+from the top words its record keeps (``top_words: N`` with N >= ``top_n``) and its stored
+labels; a record without them is fitted again, and the message says why.
+
 A recorded run whose labels file is gone is fitted again even when its record lacks
 nothing: ``labels/<run_id>.txt`` is part of what a run leaves. Runs of the archive are the
 exception: archived records never come with labels (the archive keeps metrics and
@@ -43,6 +48,9 @@ class Selection:
     completed, refit : int
         Recorded runs given the metrics they lacked, and recorded runs to fit again for
         what their record lacks.
+    scored, refit_for_words : int
+        Recorded runs given topic quality from their recorded top words, and those of
+        ``refit`` fitted again because their records keep too few top words for it.
     unlabelled : int
         Recorded runs (not archived) to fit again because their labels file is gone (or
         their model file, with ``need_models``).
@@ -62,6 +70,8 @@ class Selection:
     n_skipped: int = 0
     unlabelled: int = 0
     need_models: bool = False
+    scored: int = 0
+    refit_for_words: int = 0
 
     def apply(self, store: RecordStore, say) -> None:
         """Write what was decided; say it."""
@@ -77,7 +87,12 @@ class Selection:
             f"{len(self.todo)} to run"
             + (f"; {self.completed} given the metrics they lacked, from their stored labels"
                if self.completed else "")
+            + (f"; {self.scored} given topic quality from their recorded top words"
+               if self.scored else "")
             + (f"; {self.refit} fitted again for what they lack" if self.refit else "")
+            + (f" ({self.refit_for_words} for topic quality: their records keep too few top "
+               "words to score; top_words: N >= topic_quality.top_n keeps enough)"
+               if self.refit_for_words else "")
             + (f"; {self.unlabelled} fitted again for a missing labels"
                f"{' or model' if self.need_models else ''} file" if self.unlabelled else ""))
 
@@ -103,13 +118,15 @@ def select_runs(store: RecordStore, plan: Plan, resume: bool,
     unlabelled = _without_files(records, plan, store, {r["run_id"] for r in archived},
                                 need_models)
     records = [record for record in records if record["run_id"] not in unlabelled]
-    records, completed, stale = _complete(records, plan, store)
+    records, counts, stale = _complete(records, plan, store)
     records = [record for record in records if record["run_id"] not in stale]
     done = {record["run_id"] for record in records}
     todo = [run for run in plan.runs if run.run_id not in done]
-    changed = completed or stale or unlabelled or len(records) != len(on_disk)
-    return Selection(todo, records if changed else None, completed, len(stale), True,
-                     len(plan.runs) - len(todo), len(unlabelled), need_models)
+    changed = counts.completed or counts.scored or stale or unlabelled \
+        or len(records) != len(on_disk)
+    return Selection(todo, records if changed else None, counts.completed, len(stale), True,
+                     len(plan.runs) - len(todo), len(unlabelled), need_models,
+                     counts.scored, counts.refit_for_words)
 
 
 def _without_files(records, plan: Plan, store: RecordStore, archived_ids,
@@ -139,22 +156,58 @@ def _check_same_data(records, plan: Plan, store: RecordStore) -> None:
         )
 
 
+@dataclass
+class _Completion:
+    """What :func:`_complete` did: metrics added, topic quality added, refits for words."""
+
+    completed: int = 0
+    scored: int = 0
+    refit_for_words: int = 0
+
+
 def _complete(records, plan: Plan, store: RecordStore):
-    """Records given the metrics they lack from stored labels; the ids to fit again."""
+    """Records given the metrics and topic quality they lack (from stored labels and
+    recorded top words); what was done; the ids to fit again."""
     truth, wanted, planned = plan.corpus.labels, list(plan.config.metrics), plan.run_ids
-    stale, completed, out = set(), 0, []
+    stale, counts, out = set(), _Completion(), []
     for record in records:
         if record["run_id"] in planned:
             missing = [] if truth is None else [
                 m for m in wanted if m not in (record.get("metrics") or {})]
-            if _lacks_words(record, plan) or (missing and not _can_complete(record, plan,
-                                                                            store)):
+            unscored = _lacks_quality(record, plan)
+            unscorable = unscored and not _can_score(record, plan, store)
+            if _lacks_words(record, plan) or unscorable or (
+                    missing and not _can_complete(record, plan, store)):
                 stale.add(record["run_id"])
-            elif missing:
-                record = _with_metrics(record, missing, truth, store)
-                completed += 1
+                counts.refit_for_words += unscorable
+            else:
+                if missing:
+                    record = _with_metrics(record, missing, truth, store)
+                    counts.completed += 1
+                if unscored:
+                    record = _with_quality(record, plan, store)
+                    counts.scored += 1
         out.append(record)
-    return out, completed, stale
+    return out, counts, stale
+
+
+def _lacks_quality(record, plan: Plan) -> bool:
+    scorer = plan.topic_scorer
+    return scorer is not None and not scorer.is_current(record.get("topic_quality"))
+
+
+def _can_score(record, plan: Plan, store: RecordStore) -> bool:
+    return (plan.topic_scorer.can_score(record)
+            and store.labels_path(record["run_id"]).is_file())
+
+
+def _with_quality(record, plan: Plan, store: RecordStore) -> dict[str, Any]:
+    import time
+
+    started = time.perf_counter()
+    entry = plan.topic_scorer.of_top_words(record["top_words"],
+                                           store.read_labels(record["run_id"]))
+    return {**record, "topic_quality": entry | {"seconds": time.perf_counter() - started}}
 
 
 def _lacks_words(record, plan: Plan) -> bool:

@@ -205,7 +205,8 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
             selection = select_runs(store, plan, options.resume, archived,
                                     need_models=options.save_models)
             # The representation (its errors too) before the records file is touched.
-            context = (RunContext.from_plan(plan, keep_models=options.save_models)
+            context = (RunContext.from_plan(plan, options.save_models, options.show_bars,
+                                            options.console)
                        if selection.todo else None)
             if context is not None and context.coverage is not None:
                 say(coverage_line(context.coverage))

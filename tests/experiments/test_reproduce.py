@@ -229,7 +229,7 @@ def test_ic_quick_check_regenerates_from_its_records_in_another_directory(tmp_pa
     """The committed hac_sd_ic table, rebuilt by the command line run from elsewhere."""
     records = tmp_path / "r" / "ic" / "records"
     records.mkdir(parents=True)
-    for archive in (REPO / "results" / "ic" / "records").glob("hac_sd_*.json"):
+    for archive in (REPO / "results" / "ic" / "records").glob("*hac_sd_*.json"):
         shutil.copy(archive, records)
     command = [sys.executable, "-m", "shortclust", "reproduce", "ic", "--only", "hac_sd_ic",
                "--no-fit", "--quiet", "--results", "r", "--work-dir", "w"]
