@@ -83,9 +83,9 @@ class HybridStreamMixin:
     def partial_fit(self, X_batch, y=None):
         """Cluster a batch online, with an OFFLINE iteration at each scheduled point.
 
-        The first call on an unfitted model starts the stream (``_stream_start``); each
-        call processes its rows in order; a call after ``fit`` continues from the fitted
-        model.
+        The first call on an unfitted model checks the parameters and starts the stream
+        (``_stream_start``); each call processes its rows in order; a call after ``fit``
+        continues from the fitted model.
 
         Parameters
         ----------
@@ -97,7 +97,10 @@ class HybridStreamMixin:
         -------
         self
         """
-        self._validate_params()
+        if not hasattr(self, "n_seen_"):
+            # Checked when the stream starts (or in fit); not again per call, whose
+            # cost (about a millisecond) would dominate one-document batches.
+            self._validate_params()
         rows = self._stream_rows(X_batch)
         if not hasattr(self, "n_seen_"):
             self._stream_start(rows)
@@ -109,14 +112,15 @@ class HybridStreamMixin:
         done, n_iter = 0, 0
         for cut, offline in [(c, True) for c in cuts] + [(n_rows, False)]:
             if cut > done:
-                self._absorb(rows[done:cut], self._stream_step(rows[done:cut]))
+                piece = rows if (done, cut) == (0, n_rows) else rows[done:cut]
+                self._absorb(piece, self._stream_step(piece))
                 n_iter = max(n_iter, 1)
                 done = cut
             if offline:
-                self.labels_ = np.asarray(self._batch_step(self._seen()), dtype=np.int64)
+                self._relabel(self._batch_step(self._seen()))
                 self.offline_at_.append(self.n_seen_)
                 n_iter += 1
-        self._set_counts(n_iter)
+        self.n_iter_ = n_iter
         return self
 
     def _validate_joint_params(self):
@@ -130,18 +134,47 @@ class HybridStreamMixin:
 
     def _stream_restart(self, rows, labels):
         """Start the stream state from ``labels`` of ``rows`` (None and none: a new stream)."""
-        self.labels_ = np.asarray(labels, dtype=np.int64)
-        self.n_seen_ = int(self.labels_.size)
         self.offline_at_ = []
         keep = self.offline_every is not None and rows is not None
         self._repository = [rows] if keep else []
+        self._relabel(labels)
+
+    def _relabel(self, labels):
+        """Replace the labels of every document seen (a fit or an OFFLINE step).
+
+        Labels live in a buffer that grows by doubling, so appending a batch costs its own
+        size, not the stream's; ``labels_`` is a view of its filled part. A relabelling
+        writes a new buffer, so an earlier ``labels_`` never changes under its holder.
+        """
+        labels = np.asarray(labels, dtype=np.int64)
+        self._label_buffer = np.empty(max(16, 2 * labels.size), dtype=np.int64)
+        self._label_buffer[:labels.size] = labels
+        self._cluster_sizes = np.bincount(labels) if labels.size else np.zeros(0, np.int64)
+        self.n_seen_ = int(labels.size)
+        self._publish_labels()
 
     def _absorb(self, rows, labels):
         """Append a STREAM piece's labels (and rows, for a hybrid model)."""
-        self.labels_ = np.concatenate([self.labels_, np.asarray(labels, dtype=np.int64)])
-        self.n_seen_ += rows.shape[0]
+        labels = np.asarray(labels, dtype=np.int64)
+        end = self.n_seen_ + labels.size
+        if end > self._label_buffer.size:
+            grown = np.empty(2 * end, dtype=np.int64)
+            grown[:self.n_seen_] = self._label_buffer[:self.n_seen_]
+            self._label_buffer = grown
+        self._label_buffer[self.n_seen_:end] = labels
+        added = np.bincount(labels)
+        if added.size > self._cluster_sizes.size:
+            self._cluster_sizes = np.pad(self._cluster_sizes,
+                                         (0, added.size - self._cluster_sizes.size))
+        self._cluster_sizes[:added.size] += added
+        self.n_seen_ = end
         if self.offline_every is not None:
             self._repository.append(rows)
+        self._publish_labels()
+
+    def _publish_labels(self):
+        self.labels_ = self._label_buffer[:self.n_seen_]
+        self.n_clusters_ = int(np.count_nonzero(self._cluster_sizes))
 
     def _seen(self):
         """Every document seen, stacked once and kept stacked."""
@@ -151,7 +184,3 @@ class HybridStreamMixin:
                 else np.vstack(chunks)
             self._repository = [stacked]
         return self._repository[0]
-
-    def _set_counts(self, n_iter):
-        self.n_clusters_ = int(np.unique(self.labels_).size)
-        self.n_iter_ = int(n_iter)

@@ -211,7 +211,7 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         self._adopt(best.mixture, int(nonempty.sum()))
         self._stream_restart(sp.csr_matrix(X) if self.offline_every is not None else None,
                              best.labels)
-        self._set_counts(best.n_iter)
+        self.n_iter_ = best.n_iter
         return self
 
     def fit_predict(self, X, y=None, callback=None):
@@ -252,6 +252,15 @@ class MovMF(HybridStreamMixin, ClusteringModel):
                                  "document vectors movmf was fitted on)")
         return top_words_of(self.means_, n, vocabulary)
 
+    @property
+    def means_(self):
+        """Unit mean directions mu_h (K x d), from the online state when first read."""
+        if getattr(self, "_means", None) is None:
+            V = self._V  # an AttributeError before fitting, as hasattr expects
+            norm = np.sqrt(np.einsum("ij,ij->j", V, V))
+            self._means = np.ascontiguousarray((V / np.where(norm > 0, norm, 1.0)).T)
+        return self._means
+
     def _log_joint(self, X):
         check_is_fitted(self, "means_")
         X = self._vectors(X, width=self.n_features_in_)
@@ -263,7 +272,7 @@ class MovMF(HybridStreamMixin, ClusteringModel):
 
     def _adopt(self, mixture, n_documents):
         """Make ``mixture`` the model's, and the online state continue from it."""
-        self.means_ = np.ascontiguousarray(mixture.directions.T)
+        self._means = np.ascontiguousarray(mixture.directions.T)
         self.concentrations_ = mixture.kappa.copy()
         self.weights_ = mixture.weights.copy()
         self._V = np.ascontiguousarray(mixture.directions)
@@ -283,8 +292,13 @@ class MovMF(HybridStreamMixin, ClusteringModel):
 
     def _stream_rows(self, X_batch):
         width = getattr(self, "n_features_in_", None)
-        rows = sp.csr_matrix(self._vectors(X_batch, width=width))
-        rows.sort_indices()
+        if _unit_csr(X_batch) and (width is None or X_batch.shape[1] == width):
+            rows = X_batch  # already what _vectors would return: skip its per-call cost
+        else:
+            rows = sp.csr_matrix(self._vectors(X_batch, width=width))
+        if not rows.has_sorted_indices:
+            rows = rows.copy()
+            rows.sort_indices()
         return rows
 
     def _stream_start(self, rows):
@@ -300,7 +314,8 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         self.counts_ = np.zeros(self.n_clusters)
         self._by_cosine = True
         self._cosine_sum, self._n_cosines = 0.0, 0
-        self._publish()
+        self._means = None
+        self._cosine_state()
 
     def _stream_step(self, rows):
         """The online pass (section 3.1) over ``rows``, in order."""
@@ -308,8 +323,8 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         if self._by_cosine:
             bias, slope, log_prior = np.zeros(K), np.ones(K), np.zeros(K)
         else:
-            mixture = self._mixture()
-            log_prior = mixture.log_prior()
+            with np.errstate(divide="ignore"):
+                log_prior = np.log(self.weights_)
             bias = log_prior + log_vmf_normaliser(self.n_features_in_, self.concentrations_)
             slope = self.concentrations_.astype(np.float64)
         decay = 1.0 if self.memory_length is None else 1.0 - 1.0 / self.memory_length
@@ -317,10 +332,11 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         cosine_sum, n_cosines = online_vmf_pass(
             rows.indptr, rows.indices, rows.data.astype(np.float64, copy=False), self._V, self._norm2,
             self.counts_, self._started, bias, slope, log_prior, float(decay), labels)
+        self._means = None  # the means moved: means_ recomputes them when read
         if self._by_cosine:
             self._cosine_sum += cosine_sum
             self._n_cosines += n_cosines
-        self._publish()
+            self._cosine_state()
         return labels
 
     def _batch_step(self, seen):
@@ -333,16 +349,13 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         self._adopt(m_step(seen[nonempty], responsibilities, mixture), int(nonempty.sum()))
         return labels
 
-    def _publish(self):
-        """The online state as ``means_``, ``weights_`` and ``concentrations_``."""
-        norm = np.sqrt(np.einsum("ij,ij->j", self._V, self._V))
-        self.means_ = np.ascontiguousarray((self._V / np.where(norm > 0, norm, 1.0)).T)
-        self._norm2 = np.where(norm > 0, norm * norm, 1.0)
-        if self._by_cosine:
-            pooled = self._cosine_sum / self._n_cosines if self._n_cosines else 0.0
-            kappa = float(estimate_concentration(pooled, self.n_features_in_))
-            self.concentrations_ = np.full(self.n_clusters, kappa)
-            self.weights_ = np.full(self.n_clusters, 1.0 / self.n_clusters)
+    def _cosine_state(self):
+        """Spherical k-means as a movMF: equal weights, the common kappa of the pooled
+        mean cosine."""
+        pooled = self._cosine_sum / self._n_cosines if self._n_cosines else 0.0
+        kappa = float(estimate_concentration(pooled, self.n_features_in_))
+        self.concentrations_ = np.full(self.n_clusters, kappa)
+        self.weights_ = np.full(self.n_clusters, 1.0 / self.n_clusters)
 
     # --- input ----------------------------------------------------------------------------
 
@@ -363,3 +376,19 @@ class MovMF(HybridStreamMixin, ClusteringModel):
                 "the same representation and vocabulary"
             )
         return vectors
+
+
+def _unit_csr(X):
+    """A CSR float64 matrix of finite values whose rows have unit (or zero) length.
+
+    Such a batch (a slice of the ``tfidf`` representation) needs no conversion: checking
+    it is O(nnz) with a few numpy calls, where :func:`unit_vectors` costs about a
+    millisecond per call, which would dominate one-document batches.
+    """
+    if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64):
+        return False
+    if X.shape[0] == 0 or X.shape[1] < 2 or not np.isfinite(X.data).all():
+        return False
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    norm2 = np.bincount(rows, weights=X.data * X.data, minlength=X.shape[0])
+    return bool(np.all((norm2 == 0) | (np.abs(norm2 - 1.0) <= 1e-12)))

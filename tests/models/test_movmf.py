@@ -294,3 +294,26 @@ def test_a_stream_experiment_runs_movmf_on_tfidf(tmp_path):
 def test_annealing_with_hard_assignment_is_refused():
     with pytest.raises(ParameterError, match="set assignment: soft or temperature: 1"):
         MovMF(assignment="hard", temperature=5.0).fit(topic_documents()[0])
+
+
+def test_stream_labels_and_cluster_count_follow_every_call():
+    X, _ = topic_documents(n_per_topic=20, seed=14)
+    model = MovMF(n_clusters=4, offline_every=0.5, stream_length=X.shape[0], random_state=0)
+    held = []
+    for start in range(0, X.shape[0], 5):
+        model.partial_fit(X[start:start + 5])
+        assert model.n_clusters_ == np.unique(model.labels_).size
+        held.append((model.labels_, model.labels_.copy()))
+    assert model.offline_at_ == [30, 60]
+    for view, copy in held:  # a relabelling never rewrites labels someone holds
+        np.testing.assert_array_equal(view, copy)
+
+
+def test_unnormalised_batches_are_scaled_like_unit_ones():
+    X, _ = topic_documents(seed=15)
+    scaled = sp.diags(np.linspace(0.5, 3.0, X.shape[0])) @ X
+    unit = MovMF(n_clusters=3, random_state=0).partial_fit(X[:40]).partial_fit(X[40:])
+    other = MovMF(n_clusters=3, random_state=0).partial_fit(scaled[:40].tocsr())
+    other.partial_fit(scaled[40:].tocsr())
+    np.testing.assert_array_equal(other.labels_, unit.labels_)
+    np.testing.assert_allclose(other.means_, unit.means_, atol=1e-12)
