@@ -330,8 +330,8 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         decay = 1.0 if self.memory_length is None else 1.0 - 1.0 / self.memory_length
         labels = np.empty(rows.shape[0], dtype=np.int64)
         cosine_sum, n_cosines = online_vmf_pass(
-            rows.indptr, rows.indices, rows.data.astype(np.float64, copy=False), self._V, self._norm2,
-            self.counts_, self._started, bias, slope, log_prior, float(decay), labels)
+            rows.indptr, rows.indices, rows.data, self._V, self._norm2, self.counts_,
+            self._started, bias, slope, log_prior, float(decay), labels)
         self._means = None  # the means moved: means_ recomputes them when read
         if self._by_cosine:
             self._cosine_sum += cosine_sum
