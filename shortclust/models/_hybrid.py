@@ -101,6 +101,8 @@ class HybridStreamMixin:
             # Checked when the stream starts (or in fit); not again per call, whose
             # cost (about a millisecond) would dominate one-document batches.
             self._validate_params()
+        if self.offline_every is not None and getattr(self, "_repository", []) is None:
+            self._seen()  # refuses: a loaded hybrid model lacks the documents it has seen
         rows = self._stream_rows(X_batch)
         if not hasattr(self, "n_seen_"):
             self._stream_start(rows)
@@ -179,6 +181,11 @@ class HybridStreamMixin:
     def _seen(self):
         """Every document seen, stacked once and kept stacked."""
         chunks = self._repository
+        if chunks is None:
+            raise ParameterError(
+                "this hybrid model was loaded from a file, which does not keep the documents "
+                "its OFFLINE steps need: stream the documents again with a new model, or "
+                "set offline_every: null to continue online only")
         if len(chunks) > 1:
             stacked = sp.vstack(chunks, format="csr") if sp.issparse(chunks[0]) \
                 else np.vstack(chunks)

@@ -26,6 +26,17 @@ from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Inte
 __all__ = ["MovMF"]
 
 
+def _state(name: str, doc: str, default=None):
+    """A public property over a private attribute of the online state (read and written)."""
+    def get(self):
+        value = getattr(self, name, default)
+        if value is None:
+            raise AttributeError(f"{name} is not set: the model is not fitted")
+        return value
+
+    return property(get, lambda self, value: setattr(self, name, value), doc=doc)
+
+
 class MovMF(HybridStreamMixin, ClusteringModel):
     """Mixture of von Mises-Fisher distributions on L2-normalised document vectors.
 
@@ -141,6 +152,14 @@ class MovMF(HybridStreamMixin, ClusteringModel):
     }
     capabilities = Capabilities(input="vectors", incremental=True, predict=True,
                                 predict_proba=True, top_words=True)
+    #: What a saved model keeps (:mod:`shortclust.models.saving`): the mixture ``predict``
+    #: reads and the online state ``partial_fit`` continues from. A hybrid model's documents
+    #: seen (the input of its OFFLINE steps) are not kept: a loaded h-vMF predicts, but
+    #: refuses to stream on.
+    _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_", "means_",
+                          "concentrations_", "weights_", "counts_", "resultants_",
+                          "resultant_norms2_", "started_", "by_cosine_", "cosine_sum_",
+                          "n_cosines_", "offline_at_")
 
     def __init__(self, *, n_clusters=8, assignment="soft", max_iter=100, tol=1e-6, n_init=1,
                  temperature=1.0, cooling=0.8, memory_length=None, offline_every=None,
@@ -237,9 +256,10 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         Parameters
         ----------
         n : int, default=10
-        vocabulary : sequence of str
+        vocabulary : sequence of str, optional
             One word per column of the vectors (the model is fitted on vectors, so it has
-            no vocabulary of its own).
+            no vocabulary of its own; a model loaded from a file has the one it was saved
+            with).
 
         Returns
         -------
@@ -247,6 +267,8 @@ class MovMF(HybridStreamMixin, ClusteringModel):
             One list per component (``n_clusters`` lists).
         """
         check_is_fitted(self, "means_")
+        # A model loaded from a file knows the vocabulary it was saved with.
+        vocabulary = vocabulary if vocabulary is not None else getattr(self, "vocabulary_", None)
         if vocabulary is None:
             raise ParameterError("top_words needs vocabulary= (one word per column of the "
                                  "document vectors movmf was fitted on)")
@@ -260,6 +282,27 @@ class MovMF(HybridStreamMixin, ClusteringModel):
             norm = np.sqrt(np.einsum("ij,ij->j", V, V))
             self._means = np.ascontiguousarray((V / np.where(norm > 0, norm, 1.0)).T)
         return self._means
+
+    @means_.setter
+    def means_(self, value):
+        self._means = value
+
+    # The online state under public names, so that a saved model keeps it.
+    resultants_ = _state("_V", "Each component's running resultant (d x K): the effective-"
+                         "count-weighted sum of its documents, not normalised.")
+    resultant_norms2_ = _state("_norm2", "Squared norms of ``resultants_`` (1 for a zero "
+                               "column), kept as the online pass updates them.")
+    started_ = _state("_started", "Whether each component has received a seed or document.")
+    by_cosine_ = _state("_by_cosine", "True while the stream assigns by cosine (spherical "
+                        "k-means), before any fit or OFFLINE step.")
+    cosine_sum_ = _state("_cosine_sum", "Sum of the assigned documents' cosines in the "
+                         "cosine phase.", 0.0)
+    n_cosines_ = _state("_n_cosines", "Documents behind ``cosine_sum_``.", 0)
+
+    def _restore_fitted(self):
+        """After a load: the stream's label buffer; no documents seen for OFFLINE steps."""
+        self._relabel(self.labels_)
+        self._repository = None  # not saved: _seen refuses a loaded hybrid model
 
     def _log_joint(self, X):
         check_is_fitted(self, "means_")

@@ -297,10 +297,11 @@ def test_a_loaded_incremental_model_continues_as_the_fitted_one(model_name, mode
                                                                 tmp_path):
     if not (model_class.capabilities.predict and model_class.capabilities.incremental):
         return
-    model = make(model_class, random_state=3).partial_fit(COUNTS[:6])
+    X = data(kinds(model_class)[0])
+    model = make(model_class, random_state=3).partial_fit(X[:6])
     loaded = saved_and_loaded(model_name, model, tmp_path)
-    np.testing.assert_array_equal(loaded.partial_fit(COUNTS[6:]).labels_,
-                                  model.partial_fit(COUNTS[6:]).labels_)
+    np.testing.assert_array_equal(loaded.partial_fit(X[6:]).labels_,
+                                  model.partial_fit(X[6:]).labels_)
 
 
 def test_predict_without_saved_labels_is_refused():

@@ -317,3 +317,24 @@ def test_unnormalised_batches_are_scaled_like_unit_ones():
     other.partial_fit(scaled[40:].tocsr())
     np.testing.assert_array_equal(other.labels_, unit.labels_)
     np.testing.assert_allclose(other.means_, unit.means_, atol=1e-12)
+
+
+def test_a_loaded_model_streams_on_online_but_a_loaded_hybrid_refuses(tmp_path):
+    from shortclust.experiments.model_files import load_model, save_model
+    from shortclust.models.state import fitted_state
+
+    X, _ = topic_documents()
+    words = [f"w{j}" for j in range(X.shape[1])]
+    for offline_every, stream_on in ((None, True), (0.5, False)):
+        model = MovMF(n_clusters=3, offline_every=offline_every, stream_length=X.shape[0],
+                      random_state=0).partial_fit(X[:60])
+        path = save_model(tmp_path / f"m{stream_on}.zip", "movmf", model.get_params(),
+                          fitted_state(model), vocabulary=words)
+        loaded = load_model(path).model
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+        if stream_on:
+            np.testing.assert_array_equal(loaded.partial_fit(X[60:]).labels_,
+                                          model.partial_fit(X[60:]).labels_)
+        else:
+            with pytest.raises(ParameterError, match="loaded from a file"):
+                loaded.partial_fit(X[60:])
