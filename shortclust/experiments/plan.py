@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from shortclust.config import ExperimentConfig, check_model_params, full_model_params
-from shortclust.errors import ConfigError
+from shortclust.errors import ConfigError, ParameterError
 from shortclust.experiments.batches import Batch, StreamSpec, make_batches, stream_order
 from shortclust.experiments.records import make_run_id
 from shortclust.experiments.topic_quality import check_topic_quality, load_reference
@@ -82,10 +82,13 @@ def plan_experiment(config: ExperimentConfig, data_dir=None,
     check_topic_quality(model_class, config, where)
     _refuse_repeated_points(points, where)
     spec = config.stream_spec
+    corpus = None
     if spec is not None:
         check_incremental(model_class, config, where)
-    param_sets = _param_sets(config, points, spec, model_class, where)
-    corpus = load_experiment_corpus(config, data_dir)
+        corpus = load_experiment_corpus(config, data_dir)  # its size fills stream_length
+    param_sets = _param_sets(config, points, spec, model_class, where,
+                             None if corpus is None else corpus.n_docs)
+    corpus = corpus or load_experiment_corpus(config, data_dir)
     reference = load_reference(config, corpus, data_dir)
     stream = None
     if spec is not None:
@@ -226,23 +229,42 @@ def check_incremental(model_class: type, config: ExperimentConfig, where: str) -
         )
 
 
-def _param_sets(config: ExperimentConfig, points, spec, model_class, where: str):
+def _param_sets(config: ExperimentConfig, points, spec, model_class, where: str,
+                stream_length: int | None = None):
     """Full, checked constructor parameters for each grid point (the config's alone if none).
 
-    A stream's ``partial_iter`` becomes the model's. Every point is validated before
-    anything runs, so a bad value in the middle of a grid stops the sweep up front
-    instead of after hours of work.
+    A stream's ``partial_iter`` becomes the model's, and so does its length (the corpus's
+    documents) for a model with a ``stream_length`` parameter left unset (a hybrid model's
+    OFFLINE steps fall at fractions of it). Every point is validated before anything
+    runs, so a bad value in the middle of a grid stops the sweep up front instead of after
+    hours of work.
     """
     base = _with_partial_iter(config, spec, model_class, where)
+    if (stream_length is not None and "stream_length" in model_class().get_params()
+            and base.get("stream_length") is None):
+        base["stream_length"] = int(stream_length)
     param_sets = []
     for point in points or [{}]:
         if spec is not None and spec.partial_iter is not None and "partial_iter" in point:
             raise ConfigError(f"{where}: partial_iter is set in both stream and the grid: "
                               "keep one")
         model = config.model.model_copy(update={"params": {**base, **point}})
-        check_model_params(model, where=where + (f" at {_describe(point)}" if point else ""))
+        here = where + (f" at {_describe(point)}" if point else "")
+        check_model_params(model, where=here)
+        _check_stream_params(model_class, model, here)
         param_sets.append(full_model_params(model))
     return param_sets
+
+
+def _check_stream_params(model_class, model, where: str) -> None:
+    """A model's parameters that only a stream can complete (a hybrid model's
+    ``stream_length``), checked once the stream has filled them in."""
+    if not hasattr(model_class, "_validate_stream_params"):
+        return
+    try:
+        model_class(**model.params)._validate_stream_params()
+    except ParameterError as exc:
+        raise ConfigError(f"{where}: {exc} (or add a stream section, which sets it)") from None
 
 
 def _with_partial_iter(config, spec, model_class, where) -> dict[str, Any]:

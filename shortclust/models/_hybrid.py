@@ -101,6 +101,7 @@ class HybridStreamMixin:
             # Checked when the stream starts (or in fit); not again per call, whose
             # cost (about a millisecond) would dominate one-document batches.
             self._validate_params()
+            self._validate_stream_params()
         if self.offline_every is not None and getattr(self, "_repository", []) is None:
             self._seen()  # refuses: a loaded hybrid model lacks the documents it has seen
         rows = self._stream_rows(X_batch)
@@ -125,8 +126,10 @@ class HybridStreamMixin:
         self.n_iter_ = n_iter
         return self
 
-    def _validate_joint_params(self):
-        super()._validate_joint_params()
+    def _validate_stream_params(self):
+        """Checked when a stream starts (and by the planner once it has filled
+        ``stream_length`` from a stream's size), not with the other parameters: a config
+        with a stream section leaves ``stream_length`` to the stream."""
         if self.offline_every is not None and self.stream_length is None:
             raise ParameterError(
                 "offline_every needs stream_length (the number of documents the stream "

@@ -208,6 +208,7 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         self : MovMF
         """
         self._validate_params()
+        self._validate_stream_params()
         X = self._vectors(X)
         nonempty = nonempty_rows(X)
         if not nonempty.any():
