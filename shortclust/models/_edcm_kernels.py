@@ -153,14 +153,15 @@ def _score(beta, s, sizes, h, words, n):
 
 
 @njit(cache=True)
-def online_pass(batch, store, params, windows, prior, update_weight, labels):
+def online_pass(batch, store, params, windows, update_weight, labels):
     """Assign each batch document, in order, and update its component (section 3.2).
 
     For each document: its most probable component h under the current mixture (Bayes'
     rule, mixing weights proportional to ``sizes``); h's window M_h^L takes the document
     and drops its oldest one when full; the EDCM is re-estimated on the window
-    (:func:`solve_precision`, then beta_hat_j = s c_j / N with c_j = df_j + L_h prior_j,
-    N = sum_j c_j; c_j / D(s) at the root); and
+    with the equations of section 2.2, each window document of weight 1 and no smoothing
+    (:func:`solve_precision`, then beta_hat_j = s df_j / N, N = sum_j df_j: df_j / D(s) at
+    the root); and
     beta_h moves to the moving average ``(1 - w) beta_h + w beta_hat`` (s_h = sum_j
     beta_hj follows). Empty documents are assigned but enter no window: they say nothing
     about beta.
@@ -178,8 +179,6 @@ def online_pass(batch, store, params, windows, prior, update_weight, labels):
         Updated in place: ``slots[h, :]`` a ring of document ids, ``start[h]`` its
         oldest slot, ``count[h]`` documents held, ``df[h, j]`` documents of the window
         holding word j, ``distinct[h]`` the sum of those (distinct words per document).
-    prior : ndarray (V,)
-        Pseudo-counts per window document (smoothing).
     update_weight : float
         w of the moving average.
     labels : ndarray (n_batch,)
@@ -190,7 +189,6 @@ def online_pass(batch, store, params, windows, prior, update_weight, labels):
     beta, s, sizes = params
     slots, start, count, df, distinct = windows
     n_store, capacity = store_len.shape[0], slots.shape[1]
-    prior_sum = prior.sum()
     window_lengths = np.empty(capacity, dtype=np.int64)
     ones = np.ones(capacity)
     for row in range(batch_len.shape[0]):
@@ -227,11 +225,11 @@ def online_pass(batch, store, params, windows, prior, update_weight, labels):
             window_lengths[slot] = store_len[doc] if doc < n_store \
                 else batch_len[doc - n_store]
         held = np.sort(window_lengths[:count[h]])
-        total = distinct[h] + count[h] * prior_sum
+        total = float(distinct[h])
         s_hat = solve_precision(held, ones[:count[h]], total, s[h])
         s_new = 0.0
         for j in range(beta.shape[1]):
-            estimate = s_hat * (df[h, j] + count[h] * prior[j]) / total
+            estimate = s_hat * df[h, j] / total
             beta[h, j] = (1.0 - update_weight) * beta[h, j] + update_weight * estimate
             s_new += beta[h, j]
         s[h] = s_new

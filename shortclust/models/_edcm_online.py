@@ -62,7 +62,7 @@ class Windows:
         windows.store = sp.csr_matrix(counts[np.asarray(kept, dtype=np.int64)])
         return windows
 
-    def run(self, batch, mixture_arrays, prior, update_weight):
+    def run(self, batch, mixture_arrays, update_weight):
         """The online pass over ``batch`` (CSR counts, sorted indices); returns labels.
 
         ``mixture_arrays = (beta, s, sizes)`` are updated in place (see
@@ -72,7 +72,7 @@ class Windows:
         kernels.online_pass(
             _rows(batch), _rows(self.store), mixture_arrays,
             (self.slots, self.start, self.count, self.df, self.distinct),
-            prior, float(update_weight), labels)
+            float(update_weight), labels)
         self._keep_held(batch)
         return labels
 

@@ -7,8 +7,8 @@ from sklearn.utils.validation import check_is_fitted
 from shortclust.models import _edcm_em as em
 from shortclust.models._edcm_online import Windows
 from shortclust.models._validation import as_counts, same_columns
-from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval, Real,
-                                    Seed)
+from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval, NoneOr,
+                                    Real, Seed)
 
 __all__ = ["EDCM"]
 
@@ -59,12 +59,19 @@ class EDCM(ClusteringModel):
     document of every batch, in order, goes to its most probable component h (Bayes'
     rule, pi_h proportional to the documents h has received), which takes it into its
     window M_h^L of the last L = ``window`` documents assigned to it (dropping the
-    oldest); the window's documents are used to estimate new parameters with the
-    equations above (each document weight 1, pseudo-counts L smoothing (df_j + 1) / m per
-    window), and beta_h becomes the moving average ``(1 - w) beta_h + w beta_hat``,
-    w = ``update_weight``. Windows start empty at the first call (the batch's documents
-    then fill them as they pass); after ``fit`` they hold the last L documents of each
-    cluster.
+    oldest); the window's documents "estimate a new set of parameters following the
+    update equations in Section 2.2" (each document weight 1, no smoothing: words the
+    window lacks get beta_hat_j = 0), and beta_h becomes the moving average
+    ``(1 - w) beta_h + w beta_hat``, w = ``update_weight`` (by default 1/L: each document
+    moves the parameters by one window's share), so every beta_hj of the starting
+    mixture stays positive. Windows start empty at the first call (the batch's
+    documents then fill them as they pass); after ``fit`` they hold the last L
+    documents of each cluster.
+
+    Smoothing pseudo-counts in the windows were tried and dropped: they add distinct-word
+    mass without tokens, which pushes a window's s estimate up, often to the bound that
+    stands for s = infinity, and one component then collects a large share of the
+    documents (measurements in ``benchmarks/README.md``).
 
     Parameters
     ----------
@@ -84,8 +91,9 @@ class EDCM(ClusteringModel):
         magnitude.
     window : int, default=100
         L, the documents per component window of online EDCM.
-    update_weight : float in (0, 1], default=0.1
-        w of the online moving average (1: beta_h is its window's estimate).
+    update_weight : float in (0, 1] or None, default=None
+        w of the online moving average; None is 1 / ``window``; 1 makes beta_h its
+        window's estimate.
     random_state : int, numpy.random.Generator or None, default=None
         Seed of the initial assignment (each document in a uniformly drawn component).
 
@@ -109,7 +117,8 @@ class EDCM(ClusteringModel):
         Documents per component: the fit's sum_i p(h|x_i), plus one per document the
         online pass assigned.
     word_prior_ : ndarray of shape (n_features_in_,)
-        Smoothing pseudo-counts per document, smoothing (df_j + 1) / m.
+        Smoothing pseudo-counts per document of the EM fit, smoothing (df_j + 1) / m (a
+        component gets m / K times these; the OFFLINE step of the hybrid scheme too).
     log_likelihood_ : float
         sum_i log sum_h pi_h q(x_i | beta_h) of the fitted documents at the end of ``fit``.
     log_likelihood_history_, objective_history_ : list of float
@@ -146,7 +155,7 @@ class EDCM(ClusteringModel):
         "max_iter": Integer(1),
         "tol": Real(0.0),
         "window": Integer(1),
-        "update_weight": Interval(0.0, 1.0, closed="right"),
+        "update_weight": NoneOr(Interval(0.0, 1.0, closed="right")),
         "random_state": Seed(),
     }
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
@@ -162,7 +171,7 @@ class EDCM(ClusteringModel):
         return 32 * k * n_features + 24 * k * n_docs
 
     def __init__(self, *, n_clusters=8, smoothing=0.1, anneal_start=0.01, anneal_factor=1.1,
-                 max_iter=300, tol=1e-6, window=100, update_weight=0.1, random_state=None):
+                 max_iter=300, tol=1e-6, window=100, update_weight=None, random_state=None):
         self.n_clusters = n_clusters
         self.smoothing = smoothing
         self.anneal_start = anneal_start
@@ -355,8 +364,9 @@ class EDCM(ClusteringModel):
 
     def _stream_step(self, rows):
         """The online pass over ``rows``, in order; returns their labels."""
+        weight = 1.0 / self.window if self.update_weight is None else self.update_weight
         arrays = (self.beta_, self.precisions_, self.component_sizes_)
-        labels = self._windows.run(rows, arrays, self.word_prior_, self.update_weight)
+        labels = self._windows.run(rows, arrays, weight)
         self._sync_weights()
         return labels
 

@@ -277,7 +277,7 @@ def test_the_online_pass_equals_the_reference(smoothing, update_weight):
     model.partial_fit(sp.csr_matrix(X[15:28]))
     model.partial_fit(sp.csr_matrix(X[28:]))
     labels, beta, s, sizes, windows = naive.online(
-        [X[15:28], X[28:]], *state, model.word_prior_, 3, update_weight, start_windows)
+        [X[15:28], X[28:]], *state, 3, update_weight, start_windows)
     np.testing.assert_array_equal(model.labels_[15:], labels)
     np.testing.assert_allclose(model.beta_, beta, rtol=1e-8)
     np.testing.assert_allclose(model.precisions_, s, rtol=1e-8)

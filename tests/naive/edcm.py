@@ -143,7 +143,7 @@ def em(X, n_clusters, smoothing, anneal_start, anneal_factor, max_iter, tol, see
             "prior": prior, "sizes": weights * m}
 
 
-def online(batches, beta, s, sizes, prior, window, update_weight, windows=None):
+def online(batches, beta, s, sizes, window, update_weight, windows=None):
     """Online EDCM (section 3.2) over dense batches, in order; returns labels and state.
 
     ``windows`` is a list per component of the documents (dense rows) in its window,
@@ -174,8 +174,7 @@ def online(batches, beta, s, sizes, prior, window, update_weight, windows=None):
             if len(windows[h]) > window:
                 windows[h].pop(0)
             held = np.array(windows[h])
-            df = (held > 0).sum(axis=0)
-            counts = df + len(held) * prior
+            counts = (held > 0).sum(axis=0).astype(np.float64)
             lengths = held.sum(axis=1)
             s_hat = solve_precision(lengths, np.ones(len(held)), counts.sum())
             estimate = s_hat * counts / counts.sum()
