@@ -43,7 +43,10 @@ class EDCM(ClusteringModel):
       ``p_b(h | x) ~ (pi_h q(x | beta_h))^b``, the inverse temperature b starting at
       ``anneal_start`` and multiplied by ``anneal_factor`` each iteration until 1, where
       EM runs on to convergence. At small b every document is shared by every component
-      and the components split as b grows. ``anneal_start=1`` is plain EM;
+      and the components split as b grows. ``anneal_start=1`` is plain EM. While b < 1,
+      each beta_hj is multiplied by exp(0.001 u), u standard normal, after the M-step, so
+      that components the hot phase made equal can still split (ours, as deterministic
+      annealing perturbs its duplicated codevectors; ``_edcm_em.perturbed``);
     * **smoothing**: pseudo-counts a_j = smoothing (df_j + 1) / K added to each
       component's counts of documents holding word j (df_j: documents of the fitted data
       holding j), so no word has probability 0 in a component that never saw it. This is
