@@ -27,9 +27,11 @@ DATASET_NOTE = (
     "vocabularies are larger than its dimensions). MStream-News-T and CrisisLexT26 are "
     f"short-text streams we add (not in the paper). {NOT_PUBLIC}.")
 STREAM_NOTE = (
-    "Stream order: 20NG has no dates; train before test, then article number (within a "
-    "group article numbers grow with arrival time), which interleaves the groups; the "
-    "short-text streams in their time order.")
+    "Stream order: 20NG has no dates; train before test, then each post's relative "
+    "position among its group's posts by article number (groups number their articles "
+    "independently, so sorting by the number itself would bring one group after another), "
+    "which assumes every group posts at a steady rate; the short-text streams in their "
+    "time order.")
 
 
 def _cell(values) -> str:
