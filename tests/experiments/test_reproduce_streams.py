@@ -55,3 +55,12 @@ def test_figure1_curves_and_the_hybrid_verdict(tmp_path):
     assert (tmp_path / "streams" / "figure1.png").stat().st_size > 0
     curve = tables.curve(hybrid["sim-3"])
     assert curve["fraction"].tolist() == [0.5, 1.0] and curve["runs"].tolist() == [2, 2]
+
+
+def test_table2_says_which_cells_are_within_005_of_the_paper():
+    near = [{"metrics": {"nmi": 0.50}}, {"metrics": {"nmi": 0.54}}]  # news-20 vMF: 0.51
+    far = [{"metrics": {"nmi": 0.30}}]                                # diff-3 vMF: 0.82
+    lines = tables.within_lines({"vMF": {"news-20": near, "diff-3": far}, "EDCM": None},
+                                ["vMF", "EDCM"], reported.TABLE2)
+    assert lines[0] == "**Within 0.05 NMI of the paper:** vMF news-20 (+0.010)."
+    assert lines[1].startswith("**Not within:** vMF diff-3 (-0.520).")
