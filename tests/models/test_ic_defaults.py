@@ -1,7 +1,7 @@
 """Iterative classification's defaults give the labels they gave before its options were added.
 
 ``ic_default_labels.json`` beside this file holds the labels that the code of commit
-15d3609 (before ``variant``, ``selection``, ``p_draw``, ``tfidf``, ``outlier_copies`` and
+15d3609 (before ``variant``, ``selection``, ``p_draw``, ``tfidf`` and
 ``row_order`` existed) gave for each case below and seeds 0-2; it was written by running
 this file as a script against that checkout::
 
