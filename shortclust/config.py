@@ -561,11 +561,19 @@ def _validate_param_values(model_class: type, spec: ModelSpec, where: str) -> No
 def full_model_params(spec: ModelSpec) -> dict[str, Any]:
     """Every constructor parameter of ``spec``'s estimator, defaults filled in, no ``random_state``.
 
-    The values are made JSON-compatible (numpy scalars become Python numbers).
+    What identifies a run: its id and its record's ``params`` (and the IC reproduction's
+    work-directory tags) are made from this. The values are made JSON-compatible (numpy
+    scalars become Python numbers). A parameter the model added after runs were archived
+    is left out while it holds the value that reproduces the behaviour from before it
+    (:func:`shortclust.models.base.identity_params`), so archived runs keep their ids.
     """
-    params = get_model_class(spec.name)(**spec.params).get_params()
+    from shortclust.models.base import identity_params
+
+    model_class = get_model_class(spec.name)
+    params = model_class(**spec.params).get_params()
     params.pop("random_state", None)
-    return json.loads(json.dumps(params, sort_keys=True, default=_json_default))
+    params = json.loads(json.dumps(params, sort_keys=True, default=_json_default))
+    return identity_params(model_class, params)
 
 
 def _json_default(value: Any) -> Any:

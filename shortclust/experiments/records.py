@@ -105,7 +105,9 @@ def make_run_id(dataset, preprocess, model, params, seed, representation=None,
     model : str
         Registered model name.
     params : dict
-        Every constructor parameter, defaults included, without ``random_state``.
+        Every constructor parameter, defaults included, without ``random_state`` and
+        without a parameter added after runs were archived that holds its earlier value
+        (:func:`shortclust.config.full_model_params` gives them so).
     seed : int
         The run's seed (the model's ``random_state``).
     representation : dict or None

@@ -163,6 +163,19 @@ def _show(table: pd.DataFrame, param: str, title: str, paths: dict[str, Path], c
     err.print(f"sweep table: {paths['md']}  figure: {paths['png']}", markup=False)
 
 
+def _model_params(record) -> dict[str, Any]:
+    """A record's parameters, with those its model added later filled in where it leaves
+    them out (their earlier value, which is not part of a run's identity)."""
+    from shortclust.models.base import with_added_parameters
+
+    params = record.get("params") or {}
+    try:
+        model_class = get_model_class(record.get("model", ""))
+    except ConfigError:  # not a registered model (a record from elsewhere): as recorded
+        return params
+    return with_added_parameters(model_class, params)
+
+
 def sweep_frame(records, param: str, values: list[Any] | None = None) -> pd.DataFrame:
     """Mean and std over seeds of every metric, clusters found and fit time, per grid value.
 
@@ -185,13 +198,15 @@ def sweep_frame(records, param: str, values: list[Any] | None = None) -> pd.Data
     from shortclust.evaluation.stats import summarize_groups
     from shortclust.experiments.summary import metric_columns, records_frame
 
-    records = [r for r in records if param in (r.get("params") or {})]
+    params = [_model_params(r) for r in records]
+    records = [r for r, given in zip(records, params) if param in given]
+    params = [given for given in params if param in given]
     frame = records_frame(records)
     if frame.empty:
         return _order(_no_runs(param), param, values)
     # Grouped under a private name: the swept parameter may be n_clusters, which is also
     # the name of the clusters-found column.
-    frame["_value"] = [r["params"][param] for r in records]
+    frame["_value"] = [given[param] for given in params]
     names = metric_columns(frame.drop(columns=["_value"])) + SWEEP_VALUES
     frame[names] = frame[names].apply(pd.to_numeric, errors="coerce")
     table = summarize_groups(frame, "_value", names).rename(columns={"_value": param})

@@ -18,6 +18,7 @@ from sklearn.base import clone
 
 from shortclust.errors import ParameterError
 from shortclust.models import _iterative_classification_kernels as kernels
+from shortclust.models import _iterative_classification_options as options
 from shortclust.models import _logistic
 from shortclust.models._tfidf_common import _holds_counts, tfidf
 from shortclust.models._validation import as_counts
@@ -42,9 +43,10 @@ _INITIAL = ModelName(exclude=("iterative_classification",), allow_none=True)
 _PARAMS = NoneOr(ParamDict())
 _CONTAMINATION = Interval(0.0, 0.5, closed="right")
 # Isolation Forest as the authors ran it (see the class Notes); max_samples 256 is
-# scikit-learn's "auto" (min(256, cluster size)).
+# scikit-learn's "auto" (min(256, cluster size)). random_state None: each forest seeded
+# from the fit's generator; an integer: every forest seeded with it.
 _IFOREST_DEFAULTS = {"n_estimators": 100, "max_samples": 256, "contamination": 0.1,
-                     "bootstrap": True}
+                     "bootstrap": True, "random_state": None}
 # nu bounds the fraction of outliers, as contamination does for the forest.
 _OCSVM_DEFAULTS = {"nu": 0.1}
 # A cluster smaller than this is kept whole: one text has nothing to be an outlier from.
@@ -52,27 +54,50 @@ _MIN_OUTLIER_CLUSTER = 2
 
 
 class _Loop:
-    """What the iterations share: the vectors, K, the detector and the classifier."""
+    """What the iterations share: the vectors, K, the detector, the classifier, and the
+    state of the options (:mod:`._iterative_classification_options`).
 
-    def __init__(self, features, n_slots, detector, reassigner):
+    ``vectors`` gives the detector and the classifier their vectors (default: the rows of
+    ``features``, one TF-IDF of the collection); ``order`` is the running document order
+    of ``selection="file_order"`` (None: random trimming).
+    """
+
+    def __init__(self, features, n_slots, detector, reassigner, vectors=None, order=None):
         self.features = features
         self.n_slots = n_slots
         self.detector = detector
         self.reassigner = reassigner
+        self.vectors = options.CorpusVectors(features) if vectors is None else vectors
+        self.order = order
 
-    def outliers(self, labels):
+    def clusters(self, labels):
+        """The documents by cluster: in increasing label and row order, or in the running
+        order of ``selection="file_order"``."""
+        if self.order is not None:
+            return self.order.groups(labels)
+        return _groups(np.arange(labels.shape[0]), labels)
+
+    def outliers(self, labels, groups=None):
         """Step 5: the outliers of each cluster, found within that cluster only."""
         mask = np.zeros(labels.shape[0], dtype=bool)
         if self.detector is None:
             return mask
-        for members in _groups(np.arange(labels.shape[0]), labels):
+        for members in self.clusters(labels) if groups is None else groups:
             if members.size < _MIN_OUTLIER_CLUSTER:
                 continue
-            flagged = self.detector(members)
+            own = self.vectors.cluster(members)
+            flagged = (self.detector(members) if own is None
+                       else self.detector(np.arange(members.size), own))
             # A cluster wholly "outlying" would lose its class: keep it whole instead.
             if not flagged.all():
                 mask[members[flagged]] = True
         return mask
+
+    def training_set(self, labels, outliers, groups, cap, rng):
+        """Step 6: each cluster's texts that are not outliers, cut to ``cap``."""
+        if self.order is not None:
+            return self.order.select(groups, outliers, cap)
+        return _trimmed(labels, ~outliers, cap, rng)
 
     def reassign(self, labels, train):
         """Step 8: classify the test texts with a classifier trained on the others."""
@@ -80,9 +105,15 @@ class _Loop:
         test = np.flatnonzero(~train)
         if test.size:
             train_rows = np.flatnonzero(train)
-            new[test] = self.reassigner.predict(self.features[train_rows], labels[train_rows],
-                                                self.features[test])
+            train_vectors, test_vectors = self.vectors.split(train_rows, test)
+            new[test] = self.reassigner.predict(train_vectors, labels[train_rows],
+                                                test_vectors)
         return new
+
+    def advance(self, train, rng):
+        """After an iteration: the running order of ``selection="file_order"`` moves on."""
+        if self.order is not None:
+            self.order.advance(train, rng)
 
 
 class _Reassigner:
@@ -104,8 +135,9 @@ class _Reassigner:
             self.last = None
             return np.full(X_test.shape[0], classes[0], dtype=np.int64)
         model = self.last
-        if model is None or not np.array_equal(getattr(model, "classes_", []), classes):
-            model = clone(self.prototype)  # a warm start needs the same classes
+        if (model is None or not np.array_equal(getattr(model, "classes_", []), classes)
+                or getattr(model, "n_features_in_", X_train.shape[1]) != X_train.shape[1]):
+            model = clone(self.prototype)  # a warm start needs the same classes and columns
         if getattr(model, "n_neighbors", 0) > y_train.shape[0]:
             model.set_params(n_neighbors=y_train.shape[0])  # k-NN on a tiny training set
         model.fit(X_train, y_train)
@@ -114,26 +146,42 @@ class _Reassigner:
 
 
 class _IsolationForest:
-    """Isolation Forest fitted on, and scoring, the rows of one cluster (compiled)."""
+    """Isolation Forest fitted on, and scoring, the rows of one cluster (compiled).
 
-    def __init__(self, features, rng, n_estimators, max_samples, contamination, bootstrap):
-        csr = sp.csr_matrix(features, dtype=np.float64)
-        csr.eliminate_zeros()  # the kernel reads a missing entry as the zero
-        csr.sort_indices()
-        self.csr, self.rng = csr, rng
+    Each forest is seeded from ``rng``, or with ``random_state`` when that is set (the
+    same seed for every forest, as the authors' code does).
+    """
+
+    def __init__(self, features, rng, n_estimators, max_samples, contamination, bootstrap,
+                 random_state=None):
+        self.csr, self.rng = _kernel_csr(features), rng
         self.n_estimators, self.max_samples = n_estimators, max_samples
         self.contamination, self.bootstrap = contamination, bootstrap
+        self.random_state = random_state
 
-    def __call__(self, members):
+    def __call__(self, members, vectors=None):
+        """Outlier mask of ``members``: rows of the collection's vectors, or of ``vectors``
+        (the cluster's own)."""
+        csr = self.csr if vectors is None else _kernel_csr(vectors)
         scores = np.empty(members.size)
+        seed = (int(self.rng.integers(0, 2**31 - 1)) if self.random_state is None
+                else int(self.random_state))
         kernels.isolation_scores(
-            self.csr.indptr, self.csr.indices, self.csr.data, members.astype(np.int64),
+            csr.indptr, csr.indices, csr.data, members.astype(np.int64),
             self.n_estimators, min(self.max_samples, members.size), self.bootstrap,
-            int(self.rng.integers(0, 2**31 - 1)), self.csr.shape[1], scores,
+            seed, csr.shape[1], scores,
         )
         if self.contamination == "auto":
             return scores < -0.5  # scikit-learn's offset for "auto"
         return scores < np.percentile(scores, 100.0 * self.contamination)
+
+
+def _kernel_csr(matrix):
+    """``matrix`` as the forest kernel reads it: float64 CSR, sorted, no explicit zeros."""
+    csr = sp.csr_matrix(matrix, dtype=np.float64)
+    csr.eliminate_zeros()  # the kernel reads a missing entry as the zero
+    csr.sort_indices()
+    return csr
 
 
 class _OneClassSVM:
@@ -142,10 +190,10 @@ class _OneClassSVM:
     def __init__(self, features, settings):
         self.features, self.settings = features, settings
 
-    def __call__(self, members):
+    def __call__(self, members, vectors=None):
         from sklearn.svm import OneClassSVM
 
-        rows = self.features[members]
+        rows = (self.features if vectors is None else vectors)[members]
         return OneClassSVM(**self.settings).fit(rows).predict(rows) == -1
 
 
@@ -414,3 +462,4 @@ def _check_forest_settings(settings):
             f"got {contamination!r}"
         )
     Boolean().check(settings["bootstrap"], "outlier_params bootstrap")
+    NoneOr(Integer(0)).check(settings["random_state"], "outlier_params random_state")

@@ -29,7 +29,11 @@ def as_counts(X):
     data = X.data
     if data.size and (data.min() < 0 or not np.all(np.equal(np.mod(data, 1), 0))):
         raise ParameterError("X must hold non-negative integer word counts")
-    X = sp.csr_matrix((data.astype(np.int32), X.indices, X.indptr), shape=X.shape)
+    # Copies of the index arrays too: sum_duplicates and sort_indices work in place, and
+    # on arrays shared with the caller's matrix they would reorder its indices but not
+    # its data, corrupting it.
+    X = sp.csr_matrix((data.astype(np.int32), X.indices.copy(), X.indptr.copy()),
+                      shape=X.shape)
     X.sum_duplicates()
     X.eliminate_zeros()
     X.sort_indices()

@@ -42,6 +42,19 @@ A model file in ``shortclust/models`` defines one public estimator, registered b
    (which rebuilds any helper object they imply); the loaded model predicts exactly as the
    fitted one.
 
+A model may also declare **``_parameters_added_later``**: the constructor parameters added
+after runs of it were archived, each with the value that reproduces the behaviour from
+before it existed (its default)::
+
+    _parameters_added_later = {"selection": None, "variant": "paper"}
+
+While such a parameter holds that value it is left out of the parameters that identify a
+run (:func:`identity_params`, applied by ``shortclust.config.full_model_params``), so the
+run ids of archived runs, and the work-directory tags hashed from the same parameters, do
+not change when a parameter is added; any other value is part of the identity, so a run
+that uses the new behaviour gets a new id. Records of such runs list only the parameters
+of their identity; :func:`with_added_parameters` fills the others back in.
+
 :func:`check_declarations` checks points 1-3 and 5 and that the declared methods exist,
 failing with a one-line :class:`ModelDeclarationError` that names the class and what
 to add; :func:`validate_params` checks a dict of parameters against a class without
@@ -54,6 +67,7 @@ form ``"<name> must be <description>, got <value!r>"`` (``"n_clusters must be an
 (``Integer(0).check(n_iter, "n_iter")``), so each rule has one implementation.
 """
 
+import inspect
 import numbers
 from collections import abc
 from dataclasses import dataclass, fields
@@ -66,7 +80,8 @@ from shortclust.errors import ParameterError
 __all__ = [
     "INPUTS", "Boolean", "Capabilities", "ClusteringModel", "Constraint", "Integer",
     "Interval", "ModelDeclarationError", "ModelName", "NoneOr", "Options", "ParamDict",
-    "Real", "Seed", "check_declarations", "validate_params",
+    "Real", "Seed", "check_declarations", "identity_params", "validate_params",
+    "with_added_parameters",
 ]
 
 # What ``fit`` takes (Capabilities.input): integer term counts only, float document
@@ -387,6 +402,10 @@ class ClusteringModel(ClusterMixin, BaseEstimator):
     declares neither, so a subclass that forgets one is refused by name.
     """
 
+    #: Constructor parameters added after runs were archived: name -> the value (its
+    #: default) that gives the behaviour from before it existed (see the module docstring).
+    _parameters_added_later = {}
+
     def _validate_params(self):
         """Check every constructor parameter against the class's declared constraints.
 
@@ -468,6 +487,7 @@ def check_declarations(model_class):
     _check_capabilities(model_class, name)
     _check_constraints(model_class, name)
     _check_fitted_attributes(model_class, name)
+    _check_added_parameters(model_class, name)
 
 
 def _check_capabilities(model_class, name):
@@ -539,6 +559,71 @@ def _check_fitted_attributes(model_class, name):
             f"{name}._fitted_attributes lists vocabulary_, which a saved model keeps apart: "
             "remove it"
         )
+def _check_added_parameters(model_class, name):
+    added = model_class._parameters_added_later
+    if not isinstance(added, dict):
+        raise ModelDeclarationError(
+            f"{name}._parameters_added_later is {added!r}: make it a dict of parameter name "
+            "-> the value that reproduces the behaviour from before the parameter existed"
+        )
+    defaults = {param: value.default for param, value
+                in inspect.signature(model_class.__init__).parameters.items()}
+    for param, value in added.items():
+        if param not in defaults:
+            raise ModelDeclarationError(
+                f"{name}._parameters_added_later names {param!r}, not a parameter of its "
+                "__init__: remove it or add the parameter"
+            )
+        if not _same_value(defaults[param], value):
+            raise ModelDeclarationError(
+                f"{name}._parameters_added_later gives {param}={value!r} but its default is "
+                f"{defaults[param]!r}: the default must be the value that reproduces the "
+                "behaviour from before the parameter existed"
+            )
+
+
+def _same_value(first, second):
+    """Equal and of the same type (so that ``0`` never stands for ``False`` or ``None``)."""
+    return type(first) is type(second) and first == second
+
+
+def identity_params(model_class, params):
+    """``params`` without the parameters added later that hold their earlier value.
+
+    What identifies a run (its id, a reproduction's tag) must not change when a parameter
+    is added to a model: ``model_class._parameters_added_later`` names such parameters
+    with the value that reproduces the behaviour from before them, and a parameter holding
+    that value is left out here. Any other value is kept, so it changes the identity.
+
+    Parameters
+    ----------
+    model_class : type
+        A ClusteringModel class.
+    params : dict
+        Constructor parameters (JSON values: what a record stores).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> from shortclust.models import get_model_class
+    >>> ic = get_model_class("iterative_classification")
+    >>> identity_params(ic, {"P1": 0.5, "selection": None})
+    {'P1': 0.5}
+    >>> identity_params(ic, {"P1": 0.5, "selection": "file_order"})
+    {'P1': 0.5, 'selection': 'file_order'}
+    """
+    added = getattr(model_class, "_parameters_added_later", {})
+    return {param: value for param, value in params.items()
+            if not (param in added and _same_value(value, added[param]))}
+
+
+def with_added_parameters(model_class, params):
+    """``params`` (a record's) with the parameters added later that it leaves out, at
+    their earlier value: the inverse of :func:`identity_params`."""
+    return {**getattr(model_class, "_parameters_added_later", {}), **params}
 
 
 def validate_params(model_class, params):

@@ -2,8 +2,11 @@
 
 The estimator and its loop are here; the steps it composes (outlier detectors, the
 reassigning classifier, trimming, the initial-clustering memo, the checks of the inner
-estimators' settings) are in the private sibling ``_iterative_classification_steps``.
+estimators' settings) are in the private sibling ``_iterative_classification_steps``, and
+the options that make it run as the authors' code does in ``_iterative_classification_options``.
 """
+
+from dataclasses import asdict
 
 import numpy as np
 
@@ -12,11 +15,14 @@ from shortclust.models._iterative_classification_steps import (
     _CLASSIFIER, _INITIAL, _INITIAL_MEMO, _IsolationForest, _Loop, _MEMO_SIZE,
     _OUTLIER, _OneClassSVM, _PARAMS, _Reassigner, _check_classifier_input,
     _check_params, _checked_counts, _checked_init_labels, _classifier_spec, _default_solver,
-    _features, _initial_class, _memo_key, _outlier_settings, _param_names, _trimmed,
+    _features, _initial_class, _memo_key, _outlier_settings, _param_names,
     mean_size_change,
 )
-from shortclust.models._tfidf_common import n_nonempty, require_enough_documents
-from shortclust.models.base import Capabilities, ClusteringModel, Integer, NoneOr, Real, Seed
+from shortclust.models import _iterative_classification_options as options
+from shortclust.models._tfidf_common import _holds_counts, n_nonempty, require_enough_documents
+from shortclust.models._validation import as_counts
+from shortclust.models.base import (Capabilities, ClusteringModel, Integer, NoneOr, Options,
+                                    Real, Seed)
 
 
 class IterativeClassification(ClusteringModel):
@@ -80,10 +86,35 @@ default="logistic_regression"
         contamination=0.1, bootstrap=True`` (``contamination``: the fraction of each
         cluster called outliers, or ``"auto"`` for scikit-learn's fixed score threshold);
         one-class SVM ``nu=0.1`` and any other ``sklearn.svm.OneClassSVM`` parameter.
+    variant : {"paper", "authors_code"}, default="paper"
+        Whose settings the options below take when left at None: the paper's, or those
+        of the authors' code (see Notes, "The authors' code"). ``"authors_code"`` also
+        sets ``P1, P2 = 0.70, 0.85`` and ``tol=None`` while they hold their defaults,
+        and, under the settings given, ``classifier_params`` ``solver="lbfgs",
+        warm_start=False`` (logistic regression) and ``outlier_params``
+        ``random_state=0`` (Isolation Forest).
+    selection : {"random", "file_order"} or None, default=None
+        Which texts a cluster over the cap keeps (step 6): a uniform random subset (the
+        paper), or its first texts in the running order of the documents (the authors'
+        code; see Notes). None: the variant's.
+    p_draw : {"uniform", "whole_percent_apart"} or None, default=None
+        P uniform on ``[P1, P2]`` (the paper), or a whole percentage in ``[100 P1, 100
+        P2]`` moved 5 points away from the previous iteration's when closer to it (the
+        authors' code; P1 and P2 must then be whole percentages). None: the variant's.
+    tfidf : {"corpus", "per_subset"} or None, default=None
+        One TF-IDF of the whole collection (the paper), or TF-IDF refitted on each
+        cluster for its outlier detector and on each training set for the classifier,
+        the test texts weighted by the training set's vocabulary and idf (the authors'
+        code; needs word counts). None: the variant's.
+    row_order : {"as_given", "shuffled"}, default="as_given"
+        ``"shuffled"``: iterate over the documents in an order drawn from
+        ``random_state`` (the labels come back in X's order; the initial clusterer
+        still sees X as given). Shows whether an option depends on the order of the
+        rows (``selection="file_order"`` does).
     random_state : int, numpy.random.Generator or None, default=None
-        Seed of P, the forests, the trimming, the classifier (where it draws numbers)
-        and, unless ``initial_params`` sets one, the initial clusterer. Same seed, same
-        labels.
+        Seed of P, the forests, the trimming, the classifier (where it draws numbers),
+        the row order and, unless ``initial_params`` sets one, the initial clusterer.
+        Same seed, same labels.
 
     Attributes
     ----------
@@ -104,6 +135,9 @@ default="logistic_regression"
         Documents per cluster.
     stop_threshold_ : float or None
         ``tol * n / K``.
+    settings_ : dict
+        The settings the fit ran with, the variant resolved (P1, P2, tol, selection,
+        p_draw, tfidf, classifier_params, outlier_params).
     p_history_ : list of float
         P of each iteration.
     n_outliers_history_, n_test_history_, n_changed_history_ : list of int
@@ -152,12 +186,41 @@ default="logistic_regression"
     ``IsolationForest(n_estimators=100, max_samples="auto", contamination=0.1,
     max_features=1.0, bootstrap=True)`` per cluster and ``LogisticRegression(
     solver="lbfgs", max_iter=300)`` (C = 1, L2, multinomial). The size cap is
-    ``floor(n / K * P)``, as ``int(...)`` in that code. Where the code departs from the
-    paper the paper is followed: P uniform on [0.5, 0.95] (the code draws whole
-    percentages in [70, 85], at least 5 apart from the last), the stopping criterion of
-    section 3.3 (the code always runs 50 iterations), random trimming (the code keeps
-    each cluster's first texts in file order), one TF-IDF of the whole collection (the
-    code refits the vectoriser on each cluster and on each training set).
+    ``floor(n / K * P)``, as ``int(...)`` in that code.
+
+    **The authors' code** (commit f363b66) departs from the paper; by default the paper
+    is followed, and ``variant="authors_code"`` follows the code in each way at once:
+
+    ===================  ===================================  ================================
+    parameter            paper (default)                      authors' code
+    ===================  ===================================  ================================
+    P1, P2, p_draw       P uniform on [0.5, 0.95]             whole percent in [70, 85], moved
+                                                              5 points from the last if closer
+    tol                  0.05 (section 3.3)                   None: always ``max_iter`` (50)
+    selection            random subset of a cluster           its first texts in file order
+    tfidf                one TF-IDF of the collection         refitted per cluster and per
+                                                              training set
+    outlier_params       each forest seeded from the fit      every forest seeded with 0
+    classifier_params    our compiled SAG, warm-started       lbfgs, from scratch
+    ===================  ===================================  ================================
+
+    *File order.* The code reads its texts from a file that it rewrites after every
+    iteration: the training texts shuffled, then the test texts as they were set aside
+    (the outliers cluster by cluster, then the texts beyond the cap cluster by cluster).
+    ``selection="file_order"`` keeps this running order, starting from X's rows: a
+    cluster's training texts are its first non-outliers in it, so texts trained on stay
+    ahead of those reclassified, and the first iteration trains on the first rows of
+    each cluster. On a file sorted by true class (SearchSnippets) that choice is not
+    random; ``row_order="shuffled"`` shows what it does to the results.
+
+    What needs no option: the code removes an outlier from its cluster's training texts by
+    comparing whole records, which would take the outlier's copies (same text, cluster
+    and true label) with it; but copies have the same vectors, hence the same outlier
+    score, and are flagged together, so nothing more goes. It skips an iteration whose
+    training share exceeds 85%, which ``P <= 0.85`` never reaches. What the options do
+    not copy: its vocabulary is that of the raw texts lower-cased without English stop
+    words (give such counts: the ``sklearn_english`` preprocessing); its forests are
+    scikit-learn's (the same algorithm, another random stream, see below).
 
     **The Isolation Forest** is scikit-learn's algorithm (random non-constant feature,
     uniform threshold, depth limit ``ceil(log2 psi)``, scores ``-2^(-E[h]/c(psi))``,
@@ -224,8 +287,17 @@ default="logistic_regression"
         "classifier_params": _PARAMS,
         "outlier": _OUTLIER,
         "outlier_params": _PARAMS,
+        "variant": Options(*options.VARIANTS),
+        "selection": NoneOr(Options(*options.OPTIONS["selection"])),
+        "p_draw": NoneOr(Options(*options.OPTIONS["p_draw"])),
+        "tfidf": NoneOr(Options(*options.OPTIONS["tfidf"])),
+        "row_order": Options("as_given", "shuffled"),
         "random_state": Seed(),
     }
+    # Added after the IC reproduction's runs were archived: at these values (the paper's
+    # settings, what the model did before) they stay out of run ids and tags.
+    _parameters_added_later = {"variant": "paper", "selection": None, "p_draw": None,
+                               "tfidf": None, "row_order": "as_given"}
     # X may be counts or vectors; fit also takes the corpus's counts (see Notes).
     capabilities = Capabilities(input="both", fit_counts=True, predict=False,
                                 predict_proba=False, top_words=False)
@@ -233,7 +305,8 @@ default="logistic_regression"
     def __init__(self, *, n_clusters=None, initial="kmeans", initial_params=None, P1=0.5,
                  P2=0.95, max_iter=50, tol=0.05, classifier="logistic_regression",
                  classifier_params=None, outlier="isolation_forest", outlier_params=None,
-                 random_state=None):
+                 variant="paper", selection=None, p_draw=None, tfidf=None,
+                 row_order="as_given", random_state=None):
         self.n_clusters = n_clusters
         self.initial = initial
         self.initial_params = initial_params
@@ -245,17 +318,31 @@ default="logistic_regression"
         self.classifier_params = classifier_params
         self.outlier = outlier
         self.outlier_params = outlier_params
+        self.variant = variant
+        self.selection = selection
+        self.p_draw = p_draw
+        self.tfidf = tfidf
+        self.row_order = row_order
         self.random_state = random_state
 
     def _validate_joint_params(self):
-        """P1 <= P2 <= 1, and each ``*_params`` names parameters of its estimator."""
-        if not self.P1 <= self.P2 <= 1:
+        """P1 <= P2 <= 1 (whole percentages for ``whole_percent_apart``), and each
+        ``*_params`` names parameters of its estimator; the variant resolved."""
+        settings = self._settings()
+        if not settings.P1 <= settings.P2 <= 1:
+            by = "" if self.variant == "paper" else f" (variant {self.variant!r})"
             raise ParameterError(
-                f"P1 and P2 must satisfy 0 < P1 <= P2 <= 1, got P1={self.P1!r}, P2={self.P2!r}"
+                f"P1 and P2 must satisfy 0 < P1 <= P2 <= 1, got P1={settings.P1!r}, "
+                f"P2={settings.P2!r}{by}"
             )
+        options.check_whole_percentages(settings)
         _check_params(self.initial_params, "initial_params", _initial_class(self.initial))
-        _classifier_spec(self.classifier, self.classifier_params)
-        _outlier_settings(self.outlier, self.outlier_params)
+        _classifier_spec(self.classifier, settings.classifier_params)
+        _outlier_settings(self.outlier, settings.outlier_params)
+
+    def _settings(self):
+        """The settings of a fit: the variant resolved (:class:`options.Settings`)."""
+        return options.resolve(self.get_params(deep=False))
 
     def fit(self, X, y=None, callback=None, init_labels=None, counts=None):
         """Enhance the initial clustering of X by iterative classification (Algorithm 1).
@@ -283,24 +370,34 @@ default="logistic_regression"
         self : IterativeClassification
         """
         self._validate_params()
-        features, self.vocabulary_ = _features(X if counts is None else _checked_counts(counts, X))
+        settings = self._settings()
+        source = X if counts is None else _checked_counts(counts, X)
+        features, self.vocabulary_ = _features(source)
+        word_counts = self._word_counts(source, settings)
         n_docs = features.shape[0]
         _check_classifier_input(self.classifier, features)
         if self.n_clusters is not None:
             require_enough_documents(features, self.n_clusters)
         labels, n_slots = self._initial_labels(X, n_docs, init_labels)
         rng = np.random.default_rng(self.random_state)
-        reassigner = _Reassigner(self.classifier, self.classifier_params, rng,
+        rows = rng.permutation(n_docs) if self.row_order == "shuffled" else None
+        if rows is not None:  # every per-document input in the drawn order
+            features, labels = features[rows], labels[rows]
+            word_counts = None if word_counts is None else word_counts[rows]
+        reassigner = _Reassigner(self.classifier, settings.classifier_params, rng,
                                  solver=_default_solver(features))
-        loop = _Loop(features, n_slots, self._make_detector(features, rng), reassigner)
-        self._reset_history(n_docs, n_slots)
+        loop = self._make_loop(features, word_counts, n_slots, reassigner, settings, rng)
+        self._reset_history(n_docs, n_slots, settings)
+        draw_p = options.p_drawer(settings)
         for iteration in range(1, self.max_iter + 1):
-            labels = self._iterate(loop, labels, rng)
+            labels = self._iterate(loop, labels, draw_p, rng)
             self.n_iter_ = iteration
             if callback is not None:
                 callback(iteration, self.max_iter, n_nonempty(labels))
             if self.converged_:
                 break
+        if rows is not None:
+            labels = _in_given_order(labels, rows)
         self._store_fitted(labels, loop, features)
         return self
 
@@ -310,13 +407,15 @@ default="logistic_regression"
 
     # --- one iteration -----------------------------------------------------------------------
 
-    def _iterate(self, loop, labels, rng):
+    def _iterate(self, loop, labels, draw_p, rng):
         """Steps 4-9 of Algorithm 1 on ``labels``; returns the new labels."""
-        p = float(rng.uniform(self.P1, self.P2))
-        outliers = loop.outliers(labels)
+        p = draw_p.draw(rng)
+        groups = loop.clusters(labels)
+        outliers = loop.outliers(labels, groups)
         cap = max(1, int(np.floor(labels.shape[0] / loop.n_slots * p)))
-        train = _trimmed(labels, ~outliers, cap, rng)
+        train = loop.training_set(labels, outliers, groups, cap, rng)
         new = loop.reassign(labels, train)
+        loop.advance(train, rng)
         change = mean_size_change(labels, new, loop.n_slots)
         self.p_history_.append(p)
         self.n_outliers_history_.append(int(outliers.sum()))
@@ -380,17 +479,39 @@ default="logistic_regression"
                 _INITIAL_MEMO.popitem(last=False)
         return model
 
+    def _word_counts(self, source, settings):
+        """The counts that ``tfidf="per_subset"`` refits TF-IDF on (None if not asked)."""
+        if settings.tfidf == "corpus":
+            return None
+        if not _holds_counts(source):
+            raise ParameterError(
+                "tfidf='per_subset' refits TF-IDF on word counts: give a Corpus or an integer "
+                "count matrix as X or counts=, or use tfidf='corpus'"
+            )
+        return as_counts(source)[0]
+
+    def _make_loop(self, features, word_counts, n_slots, reassigner, settings, rng):
+        """The iterations' shared state under ``settings`` (:class:`_Loop`)."""
+        vectors = (options.SubsetVectors(word_counts) if settings.tfidf == "per_subset"
+                   else None)
+        order = options.FileOrder(features.shape[0]) if settings.selection == "file_order" \
+            else None
+        return _Loop(features, n_slots, self._make_detector(features, rng), reassigner,
+                     vectors=vectors, order=order)
+
     def _make_detector(self, features, rng):
         """Per-cluster outlier detector: ``detect(rows) -> bool mask`` or None."""
-        settings = _outlier_settings(self.outlier, self.outlier_params)
+        settings = _outlier_settings(self.outlier, self._settings().outlier_params)
         if self.outlier == "none":
             return None
         if self.outlier == "isolation_forest":
             return _IsolationForest(features, rng, **settings)
         return _OneClassSVM(features, settings)
 
-    def _reset_history(self, n_docs, n_slots):
-        self.stop_threshold_ = None if self.tol is None else float(self.tol) * n_docs / n_slots
+    def _reset_history(self, n_docs, n_slots, settings):
+        self.settings_ = asdict(settings)
+        tol = settings.tol
+        self.stop_threshold_ = None if tol is None else float(tol) * n_docs / n_slots
         self.p_history_, self.n_outliers_history_, self.n_test_history_ = [], [], []
         self.n_changed_history_, self.size_change_history_ = [], []
         self.converged_ = False
@@ -404,3 +525,10 @@ default="logistic_regression"
         self.n_clusters_ = int(self.cluster_sizes_.size)
         self.classifier_ = loop.reassigner.last
         self.n_features_in_ = features.shape[1]
+
+
+def _in_given_order(labels, rows):
+    """Labels of the documents ``rows`` (a permutation), put back in X's order."""
+    given = np.empty_like(labels)
+    given[rows] = labels
+    return given

@@ -158,3 +158,17 @@ def test_guess_pipeline_takes_raw_text_from_five_percent_of_documents():
     assert guess_pipeline(tokenised + ["Apple pie"] * 5) == "basic"
     assert guess_pipeline(["", "  "]) == "none"
     assert guess_pipeline(["Apple", "", "", ""]) == "basic"  # empty documents do not count
+
+
+def test_sklearn_english_keeps_what_scikit_learns_vectoriser_keeps():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts = ["The Quick brown-fox's C++ code &amp; a_b x 42 and 7",
+             "Why does my SYSTEM call fail? (it's the e-mail)", "", "of the and"]
+    vectoriser = CountVectorizer(stop_words="english").fit(texts)
+    analyse = vectoriser.build_analyzer()
+    assert tokenize(texts, "sklearn_english") == [analyse(text) for text in texts]
+    corpus = Corpus.from_texts(texts, pipeline="sklearn_english")
+    assert corpus.vocabulary == sorted(vectoriser.vocabulary_)
+    assert (corpus.counts != vectoriser.transform(texts)).nnz == 0
+    assert "scikit-learn" in PIPELINES["sklearn_english"].version

@@ -14,6 +14,7 @@ from shortclust.errors import ParameterError
 from shortclust.evaluation.metrics import nmi
 from shortclust.experiments.runner import run_experiment
 from shortclust.models import _iterative_classification_kernels as kernels
+from shortclust.models import _iterative_classification_steps as steps
 from shortclust.models import get_model_class
 from shortclust.models import iterative_classification as ic
 from shortclust.models.iterative_classification import IterativeClassification
@@ -228,7 +229,7 @@ def test_trimming_keeps_exactly_floor_n_over_k_times_p_per_cluster():
     labels = np.repeat([0, 1, 2], [10, 3, 7])
     keep = np.ones(20, dtype=bool)
     keep[[0, 1, 12]] = False  # outliers already out: cluster 0 has 8 left, cluster 1 has 2
-    trimmed = ic._trimmed(labels, keep, 5, np.random.default_rng(0))
+    trimmed = steps._trimmed(labels, keep, 5, np.random.default_rng(0))
     assert np.bincount(labels[trimmed]).tolist() == [5, 2, 5]
     assert not trimmed[[0, 1, 12]].any()  # outliers stay out
     # Inside a fit, without outlier removal: the test set is exactly what exceeds the cap.
@@ -244,7 +245,7 @@ def test_trimming_keeps_exactly_floor_n_over_k_times_p_per_cluster():
 def test_trimming_is_uniform_at_random():
     labels = np.zeros(10, dtype=np.int64)
     rng = np.random.default_rng(0)
-    counts = sum(ic._trimmed(labels, np.ones(10, dtype=bool), 5, rng).astype(int)
+    counts = sum(steps._trimmed(labels, np.ones(10, dtype=bool), 5, rng).astype(int)
                  for _ in range(2000))
     assert np.all(np.abs(counts / 2000 - 0.5) < 0.05)
 
@@ -358,6 +359,23 @@ def test_the_callers_matrix_is_not_modified():
     before = (X.data.copy(), X.indices.copy())
     quick(max_iter=2).fit(X, init_labels=[0, 1, 1])
     assert np.array_equal(X.data, before[0]) and np.array_equal(X.indices, before[1])
+
+
+def test_the_callers_count_matrix_is_not_modified_and_a_second_fit_sees_the_same():
+    # Unsorted column indices, as scikit-learn's CountVectorizer gives them.
+    X, topics = planted(n_docs=60, empty_row=False)
+    unsorted = X.copy()
+    for row in range(X.shape[0]):  # reverse each row's entries: still the same matrix
+        start, end = X.indptr[row], X.indptr[row + 1]
+        unsorted.indices[start:end] = X.indices[start:end][::-1]
+        unsorted.data[start:end] = X.data[start:end][::-1]
+    assert not unsorted.has_sorted_indices and (unsorted != X).nnz == 0
+    before = (unsorted.data.copy(), unsorted.indices.copy())
+    first = quick(max_iter=3).fit(unsorted, init_labels=corrupted(topics, 0.3)).labels_
+    assert np.array_equal(unsorted.data, before[0])
+    assert np.array_equal(unsorted.indices, before[1])
+    again = quick(max_iter=3).fit(unsorted, init_labels=corrupted(topics, 0.3)).labels_
+    assert np.array_equal(first, again)
 
 
 def test_dense_embeddings_are_used_as_given():

@@ -21,6 +21,7 @@ import json
 from shortclust.data.registry import dataset_present, resolve_data_dir
 from shortclust.experiments.reproduce import provenance_line
 from shortclust.papers.ic import figures, tables
+from shortclust.papers.ic.ablation import ablation
 from shortclust.papers.ic.hac_sd_gap import hac_sd_gap
 from shortclust.papers.ic.notes import describe_representation
 from shortclust.papers.ic.reported import (
@@ -229,4 +230,5 @@ ITEMS = timed_items({
     **{name: table_item(name) for name in TABLES},
     "figure1": figure1,
     "figure2": figure2,
+    "ablation": ablation,
 })
