@@ -23,26 +23,30 @@ writes it (section 2.3)::
     p(z_i = k | z_-i, w) ~ (n_wk[w_i, k] + beta) / (n_k[k] + V beta) * (n_dk[d_i, k] + alpha)
 
 with token i's own assignment left out of the counts (the document's length term,
-``n_d - 1 + K alpha``, is the same for every k and is dropped). A topic is drawn as the
-first k whose cumulative weight exceeds ``u * total``.
+``n_d - 1 + K alpha``, is the same for every k and is dropped). A topic is drawn by
+inverse CDF: the first k whose cumulative weight exceeds ``u * total``, the topics taken
+in the order: the token's current topic first, then the others ascending (a Gibbs sweep),
+or ascending (folding-in).
 
 Why the sweep is fast:
 
 * Per document, the factor ``coef[k] = (n_dk + alpha) / (n_k + V beta)`` is cached; a
-  token changes it for two topics only (the one it leaves and the one it joins), so a
-  token costs two divisions, and the K weights are one multiply each on the word's row
-  ``n_wk[w, :]``, a loop the compiler vectorises (int32 to float conversion included).
-* The total is summed in the same vectorised pass; the walk to the chosen topic is a
-  second, scalar pass that stops at the topic (K/2 steps on average) instead of a
+  token changes it for two topics only (the one it leaves and the one it joins), so the
+  K weights are one multiply each on the word's row ``n_wk[w, :]``, a loop the compiler
+  vectorises (the int32 to float conversion included) and that also sums the total.
+* The token's absence is applied to its current topic's weight alone, after the row is
+  read, and the counts are written only when the topic changes (taking the token out
+  first, then reading the row, was slower: probably the vector read of the row waiting
+  on the scalar write to it).
+* The current topic is tried first: once the chain has mixed, most tokens stay, which
+  one comparison decides, with nothing written. The other tokens walk the weights until
+  the cumulative sum passes the target (K/2 steps on average) instead of building a
   prefix sum over all K.
-* Counts are int32 (the row of a word is 80 bytes at K = 20): the table of a 40,000-word
+* Counts are int32 (the row of a word is 80 bytes at K = 20): the table of a 30,000-word
   vocabulary stays in the last-level cache.
 
-Measured and rejected on 20NG-bydate, K = 20 (see benchmarks/README.md): float32
-weights (no faster: the row conversion and the walk dominate, not the multiplies), a
-branch-free search counting the prefix sums below the target (slower: it needs the full
-prefix sum), and keeping the cached factor when a token stays in its topic (a branch
-that mispredicts as often as it saves a division).
+benchmarks/README.md lists what else was measured (and rejected) and the speed against
+tomotopy and the ``lda`` package.
 """
 
 from numba import njit
@@ -82,14 +86,41 @@ def _draw(weights, n_topics, total, u):
 
 
 @njit(cache=True, fastmath=True)
+def _draw_current_first(weights, n_topics, total, u, current):
+    """:func:`_draw` over the topics in the order ``current``, then the others ascending.
+
+    The token's current topic is tried first: once the chain has mixed most tokens stay
+    where they are, and then one comparison decides. Inverse-CDF sampling is exact in any
+    order fixed before ``u`` is drawn. ``weights[current]`` is set to 0 when passed over.
+    """
+    target = u * total
+    if weights[current] > target:
+        return current
+    running = weights[current]
+    weights[current] = 0.0  # the walk below passes over it without a test
+    k = 0
+    running += weights[0]
+    while running <= target and k < n_topics - 1:
+        k += 1
+        running += weights[k]
+    if k == current:  # the walk ran out (rounding): the last topic of the order
+        k = max(n_topics - 2, 0) if current == n_topics - 1 else n_topics - 1
+    return k
+
+
+@njit(cache=True, fastmath=True)
 def gibbs_sweep(token_ptr, words, first, last, z, n_dk, n_wk, n_k, alpha, beta, v_beta,
                 uniforms, weights, coef):
     """One collapsed Gibbs sweep (Eq. 5) over the tokens of documents ``first..last-1``.
 
-    Each token, in order, is taken out of the counts, given a topic drawn from Eq. 5 and
-    put back. IN: ``token_ptr``, ``words``, ``alpha``, ``beta``, ``v_beta`` (V beta),
-    ``uniforms`` (one per token of the range, the first for token ``token_ptr[first]``).
-    IN/OUT: ``z``, ``n_dk``, ``n_wk``, ``n_k``. Scratch: ``weights``, ``coef`` (length K).
+    Each token, in order, gets a topic drawn from Eq. 5 with itself left out of the
+    counts (:func:`_draw_current_first`). The counts are read as they are and only the
+    current topic's weight is corrected for the token's absence; they are written only
+    when the topic changes, so no vector read of a row waits on a scalar write to it.
+
+    IN: ``token_ptr``, ``words``, ``alpha``, ``beta``, ``v_beta`` (V beta), ``uniforms``
+    (one per token of the range, the first for token ``token_ptr[first]``). IN/OUT:
+    ``z``, ``n_dk``, ``n_wk``, ``n_k``. Scratch: ``weights``, ``coef`` (length K).
     Returns the number of tokens whose topic changed.
     """
     n_topics = n_k.shape[0]
@@ -104,21 +135,25 @@ def gibbs_sweep(token_ptr, words, first, last, z, n_dk, n_wk, n_k, alpha, beta, 
         for i in range(start, stop):
             w = words[i]
             old = z[i]
-            n_dk[d, old] -= 1
-            n_wk[w, old] -= 1
-            n_k[old] -= 1
-            coef[old] = (n_dk[d, old] + alpha) / (n_k[old] + v_beta)
+            coef_without = (n_dk[d, old] - 1 + alpha) / (n_k[old] - 1 + v_beta)
             total = 0.0
             for k in range(n_topics):
                 weight = (n_wk[w, k] + beta) * coef[k]
                 weights[k] = weight
                 total += weight
-            new = _draw(weights, n_topics, total, uniforms[i - base])
-            n_dk[d, new] += 1
-            n_wk[w, new] += 1
-            n_k[new] += 1
-            coef[new] = (n_dk[d, new] + alpha) / (n_k[new] + v_beta)
+            without = (n_wk[w, old] - 1 + beta) * coef_without
+            total += without - weights[old]
+            weights[old] = without
+            new = _draw_current_first(weights, n_topics, total, uniforms[i - base], old)
             if new != old:
+                n_dk[d, old] -= 1
+                n_wk[w, old] -= 1
+                n_k[old] -= 1
+                n_dk[d, new] += 1
+                n_wk[w, new] += 1
+                n_k[new] += 1
+                coef[old] = coef_without
+                coef[new] = (n_dk[d, new] + alpha) / (n_k[new] + v_beta)
                 z[i] = new
                 n_moved += 1
     return n_moved

@@ -6,8 +6,9 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import normalized_mutual_info_score
 
-from tests.naive.lda import NaiveLDA
+from tests.naive.lda import NaiveLDA, current_first, draw
 from shortclust.errors import ParameterError
+from shortclust.models import _lda_kernels as kernels
 from shortclust.models import lda as lda_module
 from shortclust.models.lda import LDA
 
@@ -61,6 +62,21 @@ def test_fit_matches_reference(seed, n_topics, alpha, beta):
     model = LDA(n_clusters=n_topics, alpha=alpha, beta=beta, max_iter=6, random_state=seed)
     expected = NaiveLDA(n_topics, alpha, beta, 6, 0, seed).fit(X)
     np.testing.assert_array_equal(model.fit(X).labels_, expected)
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("n_topics", [1, 2, 5, 20])
+def test_draws_follow_the_cumulative_weights_in_their_order(n_topics):
+    rng = np.random.default_rng(n_topics)
+    below_one = np.nextafter(1.0, 0.0)  # u * total may round to total: the fallbacks
+    for trial in range(300):
+        weights = rng.random(n_topics) * 10.0 ** rng.integers(-3, 4, size=n_topics)
+        u = below_one if trial % 10 == 0 else rng.random()
+        current = int(rng.integers(0, n_topics))
+        total = float(weights.sum())
+        assert kernels._draw(weights.copy(), n_topics, total, u) == draw(list(weights), u)
+        assert kernels._draw_current_first(weights.copy(), n_topics, total, u, current) == \
+            draw(list(weights), u, current_first(current, n_topics))
 
 
 @pytest.mark.kernels

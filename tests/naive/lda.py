@@ -2,7 +2,8 @@
 
 Plain Python over lists: the conditional (Griffiths & Steyvers 2004, Eq. 5) written out
 for every topic, a cumulative sum, the first topic whose cumulative weight exceeds
-``u * total``. It consumes the random generator exactly as ``LDA`` does:
+``u * total``; a Gibbs sweep takes the topics in the order: the token's current topic,
+then the others ascending (folding-in: ascending). It consumes the random generator exactly as ``LDA`` does:
 
 * ``fit``: ``rng.integers(0, K, size=n_tokens)`` for the initial topics, then one
   ``rng.random(n_tokens)`` per sweep (the model draws a sweep's numbers in slices of
@@ -27,15 +28,22 @@ def documents(X):
     return docs
 
 
-def draw(weights, u):
-    """First index whose cumulative weight exceeds ``u * total`` (the last if none)."""
+def draw(weights, u, order=None):
+    """First index, in ``order`` (default ascending), whose cumulative weight exceeds
+    ``u * total``; the last of the order if none does."""
+    order = list(range(len(weights))) if order is None else order
     total = sum(weights)
     running = 0.0
-    for k, weight in enumerate(weights):
-        running += weight
+    for k in order:
+        running += weights[k]
         if running > u * total:
             return k
-    return len(weights) - 1
+    return order[-1]
+
+
+def current_first(current, n_topics):
+    """The order a Gibbs sweep tries the topics in: the token's current one, then the rest."""
+    return [current] + [k for k in range(n_topics) if k != current]
 
 
 class NaiveLDA:
@@ -90,7 +98,7 @@ class NaiveLDA:
                     n_k[old] -= 1
                     weights = [(n_wk[w][k] + self.beta) / (n_k[k] + v_beta)
                                * (n_dk[d][k] + self.alpha) for k in range(K)]
-                    new = draw(weights, next(uniforms))
+                    new = draw(weights, next(uniforms), current_first(old, K))
                     zs[i] = new
                     n_dk[d][new] += 1
                     n_wk[w][new] += 1

@@ -1,0 +1,222 @@
+"""Speed of LDA's collapsed Gibbs sampling against tomotopy and the `lda` package, on 20NG.
+
+Usage::
+
+    python benchmarks/bench_lda.py                      # K = 20, 50 sweeps, median of 3
+    python benchmarks/bench_lda.py --iters 100 --repeats 5 --peers tomotopy
+    python benchmarks/bench_lda.py --nmi-seeds 0,1 --nmi-iters 1000 --peers none
+
+Every engine samples the same tokens: 20NG-bydate with its header block dropped (the text
+after the first blank line), the GSDMM pipeline (lowercase, Latin letters, stop words,
+lemmas, tokens of 2 to 15 letters), then the words in at least ``--min-df`` documents and
+at most ``--max-df`` of them (the SDM 2007 paper removed "very high-frequency and
+low-frequency words"; its news-20 had 25,936 words). Same K, alpha = 50 / K, beta = 0.1,
+one core each.
+
+Each repeat fits every engine afresh, one after the other (ours, tomotopy, lda, ours,
+...), so a background load slows them alike and the ratios stay fair; the figure is
+tokens x sweeps per second, the median over repeats, by wall-clock time and by the CPU
+time of the process (which a loaded machine's time-slicing does not inflate). What is
+timed:
+
+* ours: the sweeps, uniform draws included (wall: ``sample_seconds_``, the random initial
+  topics and count tables excluded; CPU: the whole ``fit``, those included); the kernels
+  are compiled by a warm-up fit first;
+* tomotopy ``LDAModel``: ``train(iters, workers=1)`` after ``train(0)`` has initialised
+  the topics, hyperparameter optimisation off (``optim_interval = 0``);
+* ``lda.LDA``: the whole ``fit`` (it has no separate initialisation; a log likelihood is
+  computed at the first and last sweep only), so it carries one initialisation pass.
+
+With ``--nmi-seeds`` it also fits our LDA for ``--nmi-iters`` sweeps per seed and prints
+the NMI of the argmax-topic clusters against the newsgroups. The last line printed is
+one JSON object.
+"""
+
+import argparse
+import gzip
+import json
+import logging
+import os
+import platform
+import statistics
+import sys
+import time
+
+# One core, as the figures are stated; set before numpy/numba load.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+from shortclust.data.corpus import Corpus  # noqa: E402
+from shortclust.data.registry import resolve_data_dir  # noqa: E402
+from shortclust.models.lda import LDA  # noqa: E402
+
+PEERS = ("tomotopy", "lda")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--k", type=int, default=20, help="topics")
+    parser.add_argument("--iters", type=int, default=50, help="Gibbs sweeps per timed fit")
+    parser.add_argument("--beta", type=float, default=0.1)
+    parser.add_argument("--repeats", type=int, default=3, help="timed fits per engine")
+    parser.add_argument("--peers", default="tomotopy,lda",
+                        help="comma list of tomotopy, lda; or none")
+    parser.add_argument("--min-df", type=int, default=3)
+    parser.add_argument("--max-df", type=float, default=0.2, help="fraction of documents")
+    parser.add_argument("--nmi-seeds", default="", help="comma list of seeds for NMI fits")
+    parser.add_argument("--nmi-iters", type=int, default=1000)
+    parser.add_argument("--data-dir", default=None)
+    args = parser.parse_args(argv)
+    args.peers = [] if args.peers == "none" else args.peers.split(",")
+    unknown = [p for p in args.peers if p not in PEERS]
+    if unknown:
+        parser.error(f"unknown peer(s) {', '.join(unknown)}: choose from {', '.join(PEERS)}")
+    return args
+
+
+def news20(data_dir, min_df, max_df):
+    """20NG-bydate bodies through the GSDMM pipeline, words filtered by document frequency."""
+    path = resolve_data_dir(data_dir) / "20NG-bydate.jsonl.gz"
+    texts, labels = [], []
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            _, blank, body = record["text"].partition("\n\n")
+            texts.append(body if blank else record["text"])
+            labels.append(record["label"])
+    corpus = Corpus.from_texts(texts, labels, pipeline="gsdmm", name="20NG-bydate")
+    counts = corpus.counts
+    df = np.bincount(counts.indices, minlength=counts.shape[1])
+    keep = np.flatnonzero((df >= min_df) & (df <= max_df * counts.shape[0]))
+    return counts[:, keep].tocsr(), [corpus.vocabulary[i] for i in keep], corpus.labels
+
+
+def clocks():
+    """(wall, CPU) seconds now: CPU time of this process, every thread of it."""
+    return time.perf_counter(), time.process_time()
+
+
+def elapsed(since):
+    now = clocks()
+    return now[0] - since[0], now[1] - since[1]
+
+
+def time_ours(counts, args, seed):
+    """Wall seconds of the sweeps; CPU seconds of the whole fit (initialisation included)."""
+    model = LDA(n_clusters=args.k, beta=args.beta, max_iter=args.iters, random_state=seed)
+    started = clocks()
+    model.fit(counts)
+    return model.sample_seconds_, elapsed(started)[1]
+
+
+def tomotopy_model(counts, vocabulary, args, seed):
+    """A tomotopy LDAModel holding the corpus, topics initialised (``train(0)``)."""
+    import tomotopy
+
+    model = tomotopy.LDAModel(k=args.k, alpha=50.0 / args.k, eta=args.beta, seed=seed)
+    model.optim_interval = 0  # plain Gibbs sampling, as ours and lda's
+    for d in range(counts.shape[0]):
+        row = slice(counts.indptr[d], counts.indptr[d + 1])
+        model.add_doc(np.repeat(np.asarray(vocabulary, dtype=object)[counts.indices[row]],
+                                counts.data[row]).tolist())
+    model.train(0, workers=1)
+    return model
+
+
+def time_tomotopy(counts, vocabulary, args, seed):
+    model = tomotopy_model(counts, vocabulary, args, seed)
+    started = clocks()
+    model.train(args.iters, workers=1)
+    return elapsed(started), int(model.num_words)
+
+
+def time_lda(counts, args, seed):
+    import lda
+
+    logging.getLogger("lda").setLevel(logging.WARNING)
+    model = lda.LDA(n_topics=args.k, n_iter=args.iters, alpha=50.0 / args.k, eta=args.beta,
+                    random_state=seed, refresh=args.iters)
+    started = clocks()
+    model.fit(counts)
+    return elapsed(started)
+
+
+def speed(counts, vocabulary, args):
+    """Tokens x sweeps per second of each engine, by wall and by CPU time, interleaved."""
+    n_tokens = int(counts.sum())
+    seconds = {name: [] for name in ["ours", *args.peers]}  # (wall, cpu) per repeat
+    tokens = {name: n_tokens for name in seconds}
+    for seed in range(args.repeats):
+        seconds["ours"].append(time_ours(counts, args, seed))
+        if "tomotopy" in args.peers:
+            took, tokens["tomotopy"] = time_tomotopy(counts, vocabulary, args, seed)
+            seconds["tomotopy"].append(took)
+        if "lda" in args.peers:
+            seconds["lda"].append(time_lda(counts, args, seed))
+        print(f"repeat {seed} (M tokens x sweeps / s, wall / CPU): " + ", ".join(
+            f"{name} {tokens[name] * args.iters / s[-1][0] / 1e6:.2f} / "
+            f"{tokens[name] * args.iters / s[-1][1] / 1e6:.2f}" for name, s in seconds.items())
+            + f"; load {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    result = {"tokens": tokens}
+    for clock, index in (("wall", 0), ("cpu", 1)):
+        rates = {name: [tokens[name] * args.iters / s[index] / 1e6 for s in values]
+                 for name, values in seconds.items()}
+        medians = {name: statistics.median(values) for name, values in rates.items()}
+        result[clock] = {
+            "mtokens_x_sweeps_per_s": {n: round(m, 2) for n, m in medians.items()},
+            "all_repeats": {n: [round(r, 2) for r in values] for n, values in rates.items()},
+            "ours_over": {n: round(medians["ours"] / medians[n], 2) for n in args.peers},
+        }
+    return result
+
+
+def nmi_fits(counts, labels, args):
+    from sklearn.metrics import normalized_mutual_info_score
+
+    results = []
+    for seed in [int(s) for s in args.nmi_seeds.split(",")]:
+        model = LDA(n_clusters=args.k, beta=args.beta, max_iter=args.nmi_iters,
+                    random_state=seed).fit(counts)
+        nmi = normalized_mutual_info_score(labels, model.labels_)
+        results.append({"seed": seed, "nmi": round(nmi, 4), "clusters": model.n_clusters_,
+                        "sample_seconds": round(model.sample_seconds_, 1)})
+        print(f"NMI seed {seed}: {nmi:.4f} ({model.n_clusters_} clusters, "
+              f"{model.sample_seconds_:.0f} s of sampling)", file=sys.stderr)
+        print("  " + "\n  ".join(" ".join(w for w, _ in words)
+                                 for words in model.top_words(8, VOCABULARY)), file=sys.stderr)
+    return results
+
+
+VOCABULARY = None
+
+
+def main(argv=None):
+    global VOCABULARY
+    args = parse_args(argv)
+    started = time.perf_counter()
+    counts, VOCABULARY, labels = news20(args.data_dir, args.min_df, args.max_df)
+    lengths = np.asarray(counts.sum(axis=1)).ravel()
+    print(f"20NG-bydate: {counts.shape[0]} documents ({int(np.sum(lengths == 0))} empty), "
+          f"{counts.shape[1]} words, {int(lengths.sum())} tokens; prepared in "
+          f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+    LDA(n_clusters=args.k, max_iter=2, partial_iter=1, random_state=0).fit(
+        counts[:200]).partial_fit(counts[200:300])  # compile (or load) every kernel
+    result = {"benchmark": "lda_gibbs_sampling", "dataset": "20NG-bydate", "k": args.k,
+              "iters": args.iters, "repeats": args.repeats,
+              "docs": int(counts.shape[0]), "words": int(counts.shape[1]),
+              "preprocessing": f"headers dropped, gsdmm pipeline, min_df {args.min_df}, "
+                               f"max_df {args.max_df}",
+              "load_before": round(os.getloadavg()[0], 2)}
+    if args.repeats:
+        result.update(speed(counts, VOCABULARY, args))
+    if args.nmi_seeds:
+        result["nmi"] = nmi_fits(counts, labels, args)
+    result["load_after"] = round(os.getloadavg()[0], 2)
+    result["machine"] = platform.processor() or platform.machine()
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
