@@ -4,7 +4,8 @@ Usage::
 
     python benchmarks/bench_lda.py                      # K = 20, 50 sweeps, median of 3
     python benchmarks/bench_lda.py --iters 100 --repeats 5 --peers tomotopy
-    python benchmarks/bench_lda.py --nmi-seeds 0,1 --nmi-iters 1000 --peers none
+    python benchmarks/bench_lda.py --repeats 0 --nmi-seeds 0,1 --nmi-iters 1000
+    python benchmarks/bench_lda.py --repeats 0 --stream-seeds 0,1 --nmi-iters 1000
 
 Every engine samples the same tokens: 20NG-bydate with its header block dropped (the text
 after the first blank line), the GSDMM pipeline (lowercase, Latin letters, stop words,
@@ -28,8 +29,9 @@ timed:
   computed at the first and last sweep only), so it carries one initialisation pass.
 
 With ``--nmi-seeds`` it also fits our LDA for ``--nmi-iters`` sweeps per seed and prints
-the NMI of the argmax-topic clusters against the newsgroups. The last line printed is
-one JSON object.
+the NMI of the argmax-topic clusters against the newsgroups; with ``--stream-seeds`` it
+runs the incremental LDA over random orders of the corpus (``stream_fits``). The last
+line printed is one JSON object.
 """
 
 import argparse
@@ -67,6 +69,14 @@ def parse_args(argv):
     parser.add_argument("--max-df", type=float, default=0.2, help="fraction of documents")
     parser.add_argument("--nmi-seeds", default="", help="comma list of seeds for NMI fits")
     parser.add_argument("--nmi-iters", type=int, default=1000)
+    parser.add_argument("--stream-seeds", default="",
+                        help="comma list of seeds for incremental-LDA streams (random orders)")
+    parser.add_argument("--stream-window", type=float, default=0.1,
+                        help="fraction of the stream fitted in batch first")
+    parser.add_argument("--stream-batches", type=int, default=16,
+                        help="partial_fit calls over the rest of the stream")
+    parser.add_argument("--partial-iter", type=int, default=10,
+                        help="sweeps over each streamed document")
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args(argv)
     args.peers = [] if args.peers == "none" else args.peers.split(",")
@@ -189,6 +199,34 @@ def nmi_fits(counts, labels, args):
     return results
 
 
+def stream_fits(counts, labels, args):
+    """Incremental LDA (section 3.3) over random orders of the corpus: batch LDA on the
+    first ``--stream-window`` of the stream (``--nmi-iters`` sweeps), then the rest in
+    ``--stream-batches`` calls of ``partial_fit``. NMI of the streamed documents and of all."""
+    from sklearn.metrics import normalized_mutual_info_score
+
+    results = []
+    for seed in [int(s) for s in args.stream_seeds.split(",")]:
+        order = np.random.default_rng(seed).permutation(counts.shape[0])
+        stream, truth = counts[order], labels[order]
+        window = max(1, round(args.stream_window * counts.shape[0]))
+        model = LDA(n_clusters=args.k, beta=args.beta, max_iter=args.nmi_iters,
+                    partial_iter=args.partial_iter, random_state=seed)
+        model.partial_fit(stream[:window])
+        started = time.process_time()
+        for rows in np.array_split(np.arange(window, counts.shape[0]), args.stream_batches):
+            model.partial_fit(stream[rows])
+        per_doc = (time.process_time() - started) / (counts.shape[0] - window)
+        streamed = normalized_mutual_info_score(truth[window:], model.labels_[window:])
+        overall = normalized_mutual_info_score(truth, model.labels_)
+        results.append({"seed": seed, "window": window, "nmi_streamed": round(streamed, 4),
+                        "nmi_all": round(overall, 4), "cpu_ms_per_doc": round(1e3 * per_doc, 3)})
+        print(f"stream seed {seed}: window {window} documents, NMI of the streamed "
+              f"documents {streamed:.4f}, of all {overall:.4f}, {1e3 * per_doc:.2f} ms CPU "
+              "per streamed document", file=sys.stderr)
+    return results
+
+
 VOCABULARY = None
 
 
@@ -213,6 +251,8 @@ def main(argv=None):
         result.update(speed(counts, VOCABULARY, args))
     if args.nmi_seeds:
         result["nmi"] = nmi_fits(counts, labels, args)
+    if args.stream_seeds:
+        result["stream"] = stream_fits(counts, labels, args)
     result["load_after"] = round(os.getloadavg()[0], 2)
     result["machine"] = platform.processor() or platform.machine()
     print(json.dumps(result))

@@ -7,17 +7,12 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
-from shortclust.models import _lda_kernels as kernels
+from shortclust.models._lda_state import GibbsState, Growable, Tokens, fold_in
 from shortclust.models._validation import as_counts, same_columns
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, NoneOr, Real,
                                     Seed)
 
 __all__ = ["LDA"]
-
-# Uniform draws per kernel call: a sweep's draws are made in slices of whole documents of
-# at most this many (one slice holds at least one document), so the memory they take
-# does not grow with the corpus. Slicing does not change the numbers drawn.
-_DRAWS_PER_CALL = 1 << 20
 
 
 class LDA(ClusteringModel):
@@ -171,8 +166,8 @@ class LDA(ClusteringModel):
         self._validate_params()
         counts, self.vocabulary_ = as_counts(X)
         rng = np.random.default_rng(self.random_state)
-        self._state = _GibbsState.initial(_tokens(counts), counts.shape[1],
-                                          self.n_clusters, rng)
+        self._state = GibbsState.initial(Tokens.from_counts(counts), counts.shape[1],
+                                         self.n_clusters, rng)
         self._run_sweeps(self.max_iter, rng, callback)
         self.random_state_ = rng
         self.n_batches_ = 1
@@ -217,19 +212,44 @@ class LDA(ClusteringModel):
             return self.fit(X_batch)  # which checks the parameters
         self._validate_params()
         n_iter = self.partial_iter if n_iter is None else n_iter
-        tokens = _tokens(self._batch_counts(X_batch))
-        state = self._state
-        started = time.perf_counter()
-        z, expected = _fold_in(tokens, state.float_estimate(), n_iter, True, self._alpha(),
-                               self.beta, self.random_state_)
-        self.sample_seconds_ = time.perf_counter() - started
-        state.append(tokens, z)
-        self.labels_ = np.concatenate([self.labels_, _argmax(expected)])
-        self.doc_topic_ = np.vstack([self.doc_topic_, self._proportions(expected)])
-        self._store_topics()
+        if self.n_clusters != self._state.n_topics:
+            raise ParameterError(
+                f"n_clusters={self.n_clusters} differs from the {self._state.n_topics} "
+                "topics fitted: set it back or refit"
+            )
+        self._add_documents(*self._stream_step(self._batch_counts(X_batch), n_iter))
         self.n_iter_ = n_iter
         self.n_batches_ += 1
         return self
+
+    def _stream_step(self, counts, n_sweeps):
+        """The STREAM phase on checked counts: their documents, in order, sampled against
+        the current estimates, which each one's expected assignments then update; the
+        documents' tokens join the state. Returns their labels and expected topic counts."""
+        tokens = Tokens.from_counts(counts)
+        started = time.perf_counter()
+        z, expected = fold_in(tokens, self._state.float_estimate(), n_sweeps, True,
+                              self._alpha(), self.beta, self.random_state_)
+        self.sample_seconds_ = time.perf_counter() - started
+        self._state.append(tokens, z)
+        return _argmax(expected), expected
+
+    def _add_documents(self, labels, doc_counts):
+        """Append documents' labels and (expected) topic counts to the fitted attributes;
+        ``labels=None`` starts afresh (after a sweep over every document)."""
+        if labels is None:
+            labels = _argmax(doc_counts)
+            self._labels, self._doc_topic = Growable(labels), Growable(
+                self._proportions(doc_counts))
+            self._label_counts = np.bincount(labels, minlength=self._state.n_topics)
+        else:
+            self._labels.extend(labels)
+            self._doc_topic.extend(self._proportions(doc_counts))
+            self._label_counts += np.bincount(labels, minlength=self._state.n_topics)
+        self.labels_ = self._labels.array
+        self.doc_topic_ = self._doc_topic.array
+        self.n_clusters_ = int(np.count_nonzero(self._label_counts))
+        self.n_features_in_ = self._state.n_wk.shape[0]
 
     def batch_step(self, n_iter=1):
         """The OFFLINE phase of the hybrid scheme (section 3.4): Gibbs over all documents.
@@ -266,19 +286,24 @@ class LDA(ClusteringModel):
             self.n_moved_history_.append(n_moved)
             if callback is not None:
                 callback(iteration, n_sweeps, int(np.unique(_argmax(state.n_dk)).size))
-        self.labels_ = _argmax(state.n_dk)
-        self.doc_topic_ = self._proportions(state.n_dk)
-        self._store_topics()
+        self._add_documents(None, state.n_dk)
         self.n_iter_ = n_sweeps
 
-    def _store_topics(self):
-        """``topic_word_counts_``, ``topic_word_`` and ``n_clusters_`` from the state."""
+    @property
+    def topic_word_counts_(self):
+        """Tokens of each word in each topic, (n_clusters, n_features_in_): int32 from a
+        Gibbs sample; float64 after :meth:`partial_fit`, which adds expected assignments."""
+        if not hasattr(self, "_state"):
+            raise AttributeError("topic_word_counts_: the model is not fitted")
+        return np.ascontiguousarray(self._state.estimate()[0].T)
+
+    @property
+    def topic_word_(self):
+        """Each topic's word distribution phi (Eq. 6), (n_clusters, n_features_in_)."""
+        if not hasattr(self, "_state"):
+            raise AttributeError("topic_word_: the model is not fitted")
         phi_w, phi_total = self._state.estimate()
-        self.topic_word_counts_ = np.ascontiguousarray(phi_w.T)
-        self.topic_word_ = (self.topic_word_counts_ + self.beta) / (
-            phi_total[:, None] + phi_w.shape[0] * self.beta)
-        self.n_features_in_ = phi_w.shape[0]
-        self.n_clusters_ = int(np.unique(self.labels_).size)
+        return (phi_w.T + self.beta) / (phi_total[:, None] + phi_w.shape[0] * self.beta)
 
     def _batch_counts(self, X_batch):
         """The batch as checked counts over the model's vocabulary."""
@@ -322,10 +347,10 @@ class LDA(ClusteringModel):
 
     def _fold_in_expected(self, X):
         check_is_fitted(self, "labels_")
-        tokens = _tokens(same_columns(X, self.n_features_in_))
+        tokens = Tokens.from_counts(same_columns(X, self.n_features_in_))
         seed = self.random_state if isinstance(self.random_state, numbers.Integral) else 0
-        _, expected = _fold_in(tokens, self._state.estimate(), self.partial_iter, False,
-                               self._alpha(), self.beta, np.random.default_rng(seed))
+        _, expected = fold_in(tokens, self._state.estimate(), self.partial_iter, False,
+                              self._alpha(), self.beta, np.random.default_rng(seed))
         return expected
 
     def top_words(self, n=10, vocabulary=None):
@@ -368,123 +393,3 @@ class LDA(ClusteringModel):
 def _argmax(doc_counts):
     """Each document's topic of largest count, the lowest on ties (int64)."""
     return np.argmax(doc_counts, axis=1).astype(np.int64)
-
-
-class _Tokens:
-    """Flat tokens: ``ptr`` (int64, document offsets, length D + 1) and ``words`` (int32)."""
-
-    def __init__(self, ptr, words):
-        self.ptr, self.words = ptr, words
-
-    @property
-    def n_docs(self):
-        return self.ptr.shape[0] - 1
-
-    def longest(self):
-        """Tokens of the longest document (0 without documents)."""
-        return int(np.diff(self.ptr).max()) if self.n_docs else 0
-
-    def ranges(self, draws_per_token):
-        """``(first, last)`` document ranges needing at most ``_DRAWS_PER_CALL`` draws each
-        (a longer document makes a range of its own)."""
-        first = 0
-        while first < self.n_docs:
-            limit = self.ptr[first] + max(1, _DRAWS_PER_CALL // draws_per_token)
-            last = int(np.searchsorted(self.ptr, limit, side="right")) - 1
-            last = min(max(last, first + 1), self.n_docs)
-            yield first, last
-            first = last
-
-
-def _tokens(counts):
-    """The tokens of CSR counts: each word repeated as often as it occurs, in column order."""
-    words = np.repeat(counts.indices, counts.data).astype(np.int32)
-    ptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.asarray(counts.sum(axis=1, dtype=np.int64)).ravel(), out=ptr[1:])
-    return _Tokens(ptr, words)
-
-
-def _fold_in(tokens, estimate, n_sweeps, update, alpha, beta, rng):
-    """Topics and expected topic counts of the documents of ``tokens`` (``kernels.fold_in``).
-
-    ``estimate`` is ``(phi_w, phi_total)``, updated in place when ``update``. Returns the
-    tokens' topics (int32) and the expected counts (documents x K).
-    """
-    phi_w, phi_total = estimate
-    n_topics = phi_total.shape[0]
-    z = np.zeros(tokens.words.shape[0], dtype=np.int32)
-    expected = np.zeros((tokens.n_docs, n_topics))
-    scratch = (np.empty(n_topics), np.empty((max(tokens.longest(), 1), n_topics)),
-               np.empty(n_topics, dtype=np.int32), np.empty(n_topics))
-    draws_per_token = 1 + n_sweeps
-    for first, last in tokens.ranges(draws_per_token):
-        uniforms = rng.random(draws_per_token * int(tokens.ptr[last] - tokens.ptr[first]))
-        kernels.fold_in(tokens.ptr, tokens.words, first, last, z, phi_w, phi_total, alpha,
-                        beta, phi_w.shape[0] * beta, n_sweeps, update, uniforms,
-                        expected[first:last], *scratch)
-    return z, expected
-
-
-class _GibbsState:
-    """Every token seen, its topic, and the count tables the kernels update.
-
-    After :meth:`LDA.partial_fit`, ``phi_w``/``phi_total`` hold the incremental estimate
-    (float64 counts, the Gibbs counts plus the streamed documents' expected assignments)
-    and ``n_dk`` covers only the documents sampled by Gibbs; :meth:`rebuild` makes all
-    tables those of the current topics of every token again.
-    """
-
-    def __init__(self, tokens, z, n_words, n_topics):
-        self.tokens, self.z = tokens, z
-        self.n_dk = np.zeros((tokens.n_docs, n_topics), dtype=np.int32)
-        self.n_wk = np.zeros((n_words, n_topics), dtype=np.int32)
-        self.n_k = np.zeros(n_topics, dtype=np.int32)
-        self.phi_w = self.phi_total = None
-        self.scratch = (np.empty(n_topics), np.empty(n_topics))
-        kernels.build_counts(tokens.ptr, tokens.words, z, self.n_dk, self.n_wk, self.n_k)
-
-    @classmethod
-    def initial(cls, tokens, n_words, n_topics, rng):
-        """Every token in a topic drawn uniformly."""
-        z = rng.integers(0, n_topics, size=tokens.words.shape[0]).astype(np.int32)
-        return cls(tokens, z, n_words, n_topics)
-
-    def sweep(self, alpha, beta, rng):
-        """One Gibbs sweep over every token (draws made slice by slice); tokens moved."""
-        tokens = self.tokens
-        v_beta = self.n_wk.shape[0] * beta
-        n_moved = 0
-        for first, last in tokens.ranges(1):
-            uniforms = rng.random(int(tokens.ptr[last] - tokens.ptr[first]))
-            n_moved += kernels.gibbs_sweep(tokens.ptr, tokens.words, first, last, self.z,
-                                           self.n_dk, self.n_wk, self.n_k, alpha, beta,
-                                           v_beta, uniforms, *self.scratch)
-        return int(n_moved)
-
-    def estimate(self):
-        """``(phi_w, phi_total)``: the topic-word counts phi is estimated from."""
-        if self.phi_w is None:
-            return self.n_wk, self.n_k
-        return self.phi_w, self.phi_total
-
-    def float_estimate(self):
-        """:meth:`estimate` as float64 counts, which expected assignments can join."""
-        if self.phi_w is None:
-            self.phi_w = self.n_wk.astype(np.float64)
-            self.phi_total = self.n_k.astype(np.float64)
-        return self.phi_w, self.phi_total
-
-    def append(self, tokens, z):
-        """Add a streamed batch's tokens and topics (their counts are in ``phi_w``)."""
-        old = self.tokens
-        ptr = np.concatenate([old.ptr, old.ptr[-1] + tokens.ptr[1:]])
-        self.tokens = _Tokens(ptr, np.concatenate([old.words, tokens.words]))
-        self.z = np.concatenate([self.z, z])
-
-    def rebuild(self):
-        """All tables from the current topics of every token; the float estimate dropped."""
-        n_topics = self.n_k.shape[0]
-        self.n_dk = np.zeros((self.tokens.n_docs, n_topics), dtype=np.int32)
-        kernels.build_counts(self.tokens.ptr, self.tokens.words, self.z, self.n_dk,
-                             self.n_wk, self.n_k)
-        self.phi_w = self.phi_total = None

@@ -9,7 +9,7 @@ from sklearn.metrics import normalized_mutual_info_score
 from tests.naive.lda import NaiveLDA, current_first, draw
 from shortclust.errors import ParameterError
 from shortclust.models import _lda_kernels as kernels
-from shortclust.models import lda as lda_module
+from shortclust.models import _lda_state
 from shortclust.models.lda import LDA
 
 
@@ -84,7 +84,7 @@ def test_drawing_a_sweep_in_slices_changes_nothing(monkeypatch):
     # Slices of at most 7 draws: every document but the shortest is a slice of its own.
     X, _ = planted_corpus(seed=3)
     whole = LDA(n_clusters=5, max_iter=4, partial_iter=2, random_state=1).fit(X[:40])
-    monkeypatch.setattr(lda_module, "_DRAWS_PER_CALL", 7)
+    monkeypatch.setattr(_lda_state, "DRAWS_PER_CALL", 7)
     sliced = LDA(n_clusters=5, max_iter=4, partial_iter=2, random_state=1).fit(X[:40])
     np.testing.assert_array_equal(sliced.labels_, whole.labels_)
     np.testing.assert_array_equal(sliced._state.z, whole._state.z)
@@ -247,6 +247,8 @@ def test_bad_calls_are_refused_in_one_line():
         model.predict(sp.csr_matrix((2, 5)))
     with pytest.raises(ParameterError, match="^n_iter must be"):
         model.batch_step(0)
+    with pytest.raises(ParameterError, match="n_clusters=4 differs from the 3 topics fitted"):
+        model.set_params(n_clusters=4).partial_fit(X)
     with pytest.raises(ParameterError, match="non-negative integer"):
         LDA().fit(sp.csr_matrix([[1.5, 0.0]]))
 
