@@ -132,7 +132,7 @@ class LDA(ClusteringModel):
     def memory_bytes(cls, params, n_docs, n_features):
         """The int32 topic-word and document-topic tables: a lower bound (see
         :meth:`ClusteringModel.memory_bytes`)."""
-        k = params.get("n_clusters", 10)
+        k = {**cls().get_params(), **params}["n_clusters"]
         return None if n_features is None else 4 * k * (n_features + n_docs)
 
     def __init__(self, *, n_clusters=10, alpha=None, beta=0.1, max_iter=1000,

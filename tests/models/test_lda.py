@@ -264,3 +264,4 @@ def test_predict_is_repeatable_and_clone_keeps_params():
 def test_memory_estimate_counts_both_tables():
     assert LDA.memory_bytes({"n_clusters": 20}, 1000, 5000) == 4 * 20 * 6000
     assert LDA.memory_bytes({"n_clusters": 20}, 1000, None) is None
+    assert LDA.memory_bytes({}, 1000, 5000) == 4 * 10 * 6000  # the default K
