@@ -212,15 +212,19 @@ class LDA(ClusteringModel):
             return self.fit(X_batch)  # which checks the parameters
         self._validate_params()
         n_iter = self.partial_iter if n_iter is None else n_iter
+        self._check_topics()
+        self._add_documents(*self._stream_step(self._batch_counts(X_batch), n_iter))
+        self.n_iter_ = n_iter
+        self.n_batches_ += 1
+        return self
+
+    def _check_topics(self):
+        """Refuse to continue a fit with another number of topics than it has."""
         if self.n_clusters != self._state.n_topics:
             raise ParameterError(
                 f"n_clusters={self.n_clusters} differs from the {self._state.n_topics} "
                 "topics fitted: set it back or refit"
             )
-        self._add_documents(*self._stream_step(self._batch_counts(X_batch), n_iter))
-        self.n_iter_ = n_iter
-        self.n_batches_ += 1
-        return self
 
     def _stream_step(self, counts, n_sweeps):
         """The STREAM phase on checked counts: their documents, in order, sampled against
@@ -270,6 +274,8 @@ class LDA(ClusteringModel):
         """
         check_is_fitted(self, "labels_")
         Integer(1).check(n_iter, "n_iter")
+        self._validate_params()
+        self._check_topics()
         self._state.rebuild()
         self._run_sweeps(n_iter, self.random_state_, None)
         return self

@@ -247,8 +247,10 @@ def test_bad_calls_are_refused_in_one_line():
         model.predict(sp.csr_matrix((2, 5)))
     with pytest.raises(ParameterError, match="^n_iter must be"):
         model.batch_step(0)
-    with pytest.raises(ParameterError, match="n_clusters=4 differs from the 3 topics fitted"):
-        model.set_params(n_clusters=4).partial_fit(X)
+    model.set_params(n_clusters=4)
+    for call in (lambda: model.partial_fit(X), lambda: model.batch_step()):
+        with pytest.raises(ParameterError, match="n_clusters=4 differs from the 3 topics"):
+            call()
     with pytest.raises(ParameterError, match="non-negative integer"):
         LDA().fit(sp.csr_matrix([[1.5, 0.0]]))
 
