@@ -24,7 +24,8 @@ from shortclust.errors import (
 
 app = typer.Typer(
     name="shortclust",
-    help="Cluster short texts: run experiment configs, inspect datasets and models.",
+    help="Cluster short texts: a file of your own (cluster, predict), experiment configs "
+    "(run, sweep), the papers' tables (reproduce).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -150,6 +151,85 @@ def _load_with_overrides(config: Path, set_, runs, output=None):
     return load_config(config, overrides)
 
 
+_FILE_HELP = ("The texts: a CSV file (a 'text' column; optional 'id' and 'label'), JSON Lines "
+              "({\"text\": ...} per line) or plain text (one document per line).")
+
+
+@app.command()
+def cluster(
+    file: str = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
+    model: str = typer.Option("gsdmm", "--model", help="Model (`shortclust models` lists them)."),
+    n_clusters: Optional[int] = typer.Option(
+        None, "--n-clusters", "-k", min=1,
+        help="Number of clusters (GSDMM: at most that many; default: the model's)."),
+    set_: Annotated[Optional[List[str]], typer.Option(
+        "--set", metavar="NAME=VALUE",
+        help="A model parameter, e.g. alpha=0.05 or max_iter=50. Repeatable.")] = None,
+    preprocess: str = typer.Option(
+        "auto", "--preprocess", metavar="NAME",
+        help="none, gsdmm, ncut, basic, or auto: basic for raw text, none for text that "
+             "looks tokenised already."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Random seed (same seed, same clusters)."),
+    output: Optional[str] = typer.Option(
+        None, "--output", metavar="DIR", help="Output directory (default: <FILE stem>_clusters)."),
+    top_words: int = typer.Option(10, "--top-words", min=1, help="Top words per cluster."),
+    data_dir: DataDirOption = None,
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar, notes or report."),
+) -> None:
+    """Cluster the texts of one file: assignments, clusters with top words, a saved model."""
+    with _user_errors():
+        from shortclust.experiments.cluster import cluster_config, cluster_file, report_lines
+        from shortclust.experiments.runner import ExperimentInterrupted
+
+        experiment = cluster_config(file, model=model, n_clusters=n_clusters, params=set_,
+                                    preprocess=preprocess, seed=seed,
+                                    output=_output_dir(output), top_words=top_words)
+        try:
+            result = cluster_file(experiment, data_dir=data_dir, progress=not quiet)
+        except ExperimentInterrupted as exc:
+            typer.echo("terminated (SIGTERM)" if exc.exit_code == TERMINATED else "interrupted",
+                       err=True)
+            raise typer.Exit(exc.exit_code) from None
+        if quiet:
+            return
+        for note in result.notes + ([result.model_note] if result.model_note else []):
+            typer.echo(f"note: {note}", err=True)
+        typer.echo("\n".join(report_lines(experiment, result)))
+
+
+@app.command()
+def predict(
+    model: Path = typer.Argument(
+        ..., metavar="MODEL", help="A model.zip written by `cluster` or `run --save-models`."),
+    file: Path = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
+    output: Optional[str] = typer.Option(
+        None, "--output", metavar="CSV",
+        help="Assignments file to write (default: <FILE stem>_assignments.csv)."),
+    quiet: bool = typer.Option(False, "--quiet", help="No report."),
+) -> None:
+    """Assign new texts to the clusters of a saved model, through its preprocessing."""
+    with _user_errors():
+        from shortclust.errors import ConfigError
+        from shortclust.experiments.predict import default_output, predict_file
+
+        target = _output_dir(output) or default_output(file)
+        if target.is_dir():
+            raise ConfigError(f"output '{target}' is a directory: give a file name with --output")
+        done = predict_file(model, file, target)
+        if quiet:
+            return
+        counts = done.counts
+        sizes = ", ".join(f"{cluster}: {size}" for cluster, size in list(done.sizes.items())[:10])
+        more = " ..." if len(done.sizes) > 10 else ""
+        typer.echo(f"{file}: {sum(counts.values())} documents given to {done.model.name} "
+                   f"({done.model.path}): {counts['ok'] + counts['empty']} assigned, in "
+                   f"{len(done.sizes)} clusters; {counts['empty']} of them had no word the "
+                   f"model knows (status empty); {counts['dropped']} dropped by preprocessing")
+        if sizes:
+            typer.echo(f"documents per cluster: {sizes}{more}")
+        typer.echo(f"wrote {done.path}")
+
+
 @app.command()
 def run(
     config: Path = typer.Argument(..., help="Experiment YAML file (see configs/)."),
@@ -164,14 +244,20 @@ def run(
     quiet: QuietOption = False,
     jobs: JobsOption = 1,
     cluster: ClusterOption = None,
+    save_models: bool = typer.Option(
+        False, "--save-models",
+        help="Keep each run's fitted model as models/<run_id>.zip (for `shortclust predict`)."),
 ) -> None:
     """Run an experiment: fit the model once per seed, record each run, print a summary."""
     with _user_errors():
+        from dataclasses import replace
+
         from shortclust.experiments.runner import ExperimentInterrupted, run_experiment
 
         experiment = _load_with_overrides(config, set_, runs, _output_dir(output))
         try:
-            run_experiment(experiment, _run_options(data_dir, resume, quiet, jobs, cluster))
+            options = _run_options(data_dir, resume, quiet, jobs, cluster)
+            run_experiment(experiment, replace(options, save_models=save_models))
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None
@@ -352,9 +438,11 @@ def data_info(
 def _file_info(path: Path) -> None:
     """What a corpus file holds: documents, labels, times, ids, checksum."""
     from shortclust.data.io import file_sha256, read_documents
+    from shortclust.data.preprocess import guess_pipeline
 
     documents = read_documents(path)
     labels = documents.labels
+    guess = guess_pipeline(documents.texts)
     fields = {
         "path": str(path.resolve()),
         "docs": len(documents.texts),
@@ -363,6 +451,8 @@ def _file_info(path: Path) -> None:
         "times": _yes_no(documents.times is not None),
         "ids": _yes_no(documents.ids is not None),
         "sha256": file_sha256(path),
+        "preprocess": f"auto: {guess} ("
+                      f"{'raw text' if guess == 'basic' else 'looks tokenised already'})",
     }
     for key, value in fields.items():
         typer.echo(f"{key:<18} {value}")

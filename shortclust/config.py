@@ -10,6 +10,7 @@ An experiment YAML names what to cluster, with which model, how many times and w
       params: {n_clusters: 500, alpha: 0.1, beta: 0.1, max_iter: 30}
     runs: 20                  # seeds 0..19; or `seeds: [3, 7, 11]`
     metrics: [nmi, ari, acc]  # default: all of shortclust.evaluation.metrics.METRIC_NAMES
+    topic_quality: {top_n: 10}  # optional: NPMI, C_v and diversity of the clusters' top words
     output: runs/gsdmm_tweet  # default: runs/<name>
 
 :func:`load_config` turns every mistake (missing file, malformed YAML, unknown key, wrong type,
@@ -47,6 +48,54 @@ class ModelSpec(BaseModel):
         return value.strip().lower()
 
 
+class TopicQualitySpec(BaseModel):
+    """The ``topic_quality`` section: coherence and diversity of each run's clusters' top words.
+
+    Computed right after each fit from the model's ``top_words`` (models that have them,
+    fitted on the corpus's words), recorded as the run's ``topic_quality`` and shown in
+    summaries and sweep tables beside the clustering metrics; no gold labels needed (see
+    :mod:`shortclust.evaluation.coherence`). Settings do not change run ids: on resume,
+    runs recorded without these settings are scored again.
+
+    Attributes
+    ----------
+    measures : list of str
+        From ``npmi``, ``c_v`` (coherence) and ``diversity``; default all three.
+    top_n : int
+        Top words per cluster scored (default 10; words a cluster's documents do not hold
+        are dropped, see :meth:`~shortclust.evaluation.coherence.Reference.cluster_topics`).
+    reference : str or None
+        The corpus the word probabilities come from: a registered dataset name or a corpus
+        file, preprocessed with the clustered corpus's pipeline so that words are spelled
+        alike; default the clustered corpus itself.
+    """
+
+    model_config = _STRICT
+
+    measures: list[str] = Field(default_factory=lambda: list(_topic_measures()))
+    top_n: int = Field(default=10, ge=2)
+    reference: str | None = None
+
+    @field_validator("measures")
+    @classmethod
+    def _known_measures(cls, measures: list[str]) -> list[str]:
+        known = _topic_measures()
+        names = list(dict.fromkeys(m.strip().lower() for m in measures))
+        unknown = [m for m in names if m not in known]
+        if unknown or not names:
+            what = f"unknown measure '{unknown[0]}'" if unknown else "must list a measure"
+            raise ValueError(f"{what} (choose from {', '.join(known)})")
+        return names
+
+    @field_validator("reference")
+    @classmethod
+    def _non_empty_reference(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("must name a dataset or a corpus file (or be left out: the "
+                             "clustered corpus)")
+        return None if value is None else value.strip()
+
+
 class ExperimentConfig(BaseModel):
     """One experiment: a dataset, a model with fixed parameters, a set of seeds and metrics.
 
@@ -73,6 +122,10 @@ class ExperimentConfig(BaseModel):
     top_words : int or None
         Record each run's clusters: their sizes and ``top_words`` words with weights
         (models that have ``top_words`` only), so tables can show them from the records.
+    topic_quality : TopicQualitySpec or None
+        Score each run's clusters' top words: NPMI and C_v coherence, topic diversity
+        (:class:`TopicQualitySpec`). ``topic_quality: [npmi, c_v]`` lists measures only;
+        ``topic_quality: true`` (or ``{}``) takes every default.
     sweep : dict or None
         Grids for ``shortclust sweep``: model parameter name -> list of values, e.g.
         ``{beta: [0.02, 0.04, 0.1]}``. ``shortclust run`` ignores it and runs the base setting.
@@ -98,6 +151,7 @@ class ExperimentConfig(BaseModel):
     metrics: list[str] = Field(default_factory=lambda: list(_metric_names(default=True)))
     output: str | None = None
     top_words: int | None = Field(default=None, ge=1)
+    topic_quality: TopicQualitySpec | None = None
     sweep: dict[str, Any] | None = None
     stream: dict[str, Any] | None = None
     representation: dict[str, Any] | None = None
@@ -140,6 +194,14 @@ class ExperimentConfig(BaseModel):
         if not names:
             raise ValueError(f"must list at least one metric (choose from {', '.join(known)})")
         return names
+
+    @field_validator("topic_quality", mode="before")
+    @classmethod
+    def _topic_quality_shorthands(cls, section: Any) -> Any:
+        """``true`` takes the defaults, ``false`` means none, a list names the measures."""
+        if isinstance(section, bool):
+            return {} if section else None
+        return {"measures": section} if isinstance(section, list) else section
 
     @field_validator("sweep")
     @classmethod
@@ -227,8 +289,15 @@ def _metric_names(default: bool = False) -> tuple[str, ...]:
     return tuple(METRIC_NAMES if default else KNOWN_METRICS)
 
 
+def _topic_measures() -> tuple[str, ...]:
+    from shortclust.evaluation.coherence import TOPIC_QUALITY_MEASURES
+
+    return TOPIC_QUALITY_MEASURES
+
+
 TOP_LEVEL_KEYS = tuple(ExperimentConfig.model_fields)
-_SECTIONS: dict[tuple, type[BaseModel]] = {(): ExperimentConfig, ("model",): ModelSpec}
+_SECTIONS: dict[tuple, type[BaseModel]] = {(): ExperimentConfig, ("model",): ModelSpec,
+                                           ("topic_quality",): TopicQualitySpec}
 
 
 # --------------------------------------------------------------------------------------------
@@ -261,8 +330,19 @@ def load_config(path, overrides=()) -> ExperimentConfig:
     ParameterError
         When the model rejects a parameter value (out of range).
     """
-    where = str(path)
-    raw = _read_yaml_mapping(Path(path))
+    return config_from_mapping(_read_yaml_mapping(Path(path)), overrides, where=str(path))
+
+
+def config_from_mapping(raw: dict, overrides=(), where: str = "config") -> ExperimentConfig:
+    """An experiment config from a mapping (a YAML file's, or one a command builds),
+    checked as :func:`load_config` checks a file; ``where`` starts every error message.
+
+    Raises
+    ------
+    ConfigError, ParameterError
+        As :func:`load_config`.
+    """
+    raw = dict(raw)
     _apply_overrides(raw, list(overrides))
     try:
         config = ExperimentConfig.model_validate(raw)

@@ -55,6 +55,11 @@ class DataError(ShortclustError):
     """A dataset or input file is missing, unreadable or malformed."""
 
 
+class ModelFileError(ShortclustError):
+    """A saved model file is missing, not a model file, of another format version, or
+    altered since it was written."""
+
+
 class ParameterError(ShortclustError, ValueError):
     """A model hyperparameter is outside its allowed range.
 

@@ -20,11 +20,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from shortclust.data.io import atomic_write, file_sha256, read_documents, suffix_of
-from shortclust.data.preprocess import Pipeline, get_pipeline
+from shortclust.data.preprocess import Pipeline, get_pipeline, guess_pipeline
 from shortclust.data.registry import DatasetInfo, dataset_path, get_info, user_cache_home
 from shortclust.errors import DataError
 
-__all__ = ["Corpus", "load_corpus", "resolve_cache_dir", "encode_labels", "times_to_array"]
+__all__ = ["Corpus", "load_corpus", "file_stem", "names_a_file", "resolve_cache_dir",
+           "encode_labels", "times_to_array"]
 
 # Bumped when the cache layout changes, so old entries are ignored rather than misread.
 _CACHE_FORMAT = 1
@@ -61,6 +62,10 @@ class Corpus:
         Name of the pipeline applied.
     n_source_docs : int or None
         Documents in the source before any were dropped.
+    file_rows : ndarray of int64 or None
+        For a dataset that is a subset of its file (:mod:`shortclust.data.subsets`): the
+        file's row of each source document, so ``file_rows[doc_index]`` are the rows of
+        the corpus's documents in the file. None: the source is the whole file.
 
     Examples
     --------
@@ -80,6 +85,7 @@ class Corpus:
     sha256: str | None = None
     preprocess: str = "none"
     n_source_docs: int | None = None
+    file_rows: np.ndarray | None = None
 
     def __post_init__(self):
         self.counts = _canonical_counts(self.counts)
@@ -148,6 +154,7 @@ class Corpus:
         _check_length("times", times, len(texts))
         counts, vocabulary = count_matrix(pipe.tokenize(texts))
         counts, vocabulary = _filter_min_df(counts, vocabulary, pipe.min_df)
+        counts, vocabulary = _filter_max_df(counts, vocabulary, pipe.max_df)
         keep = np.flatnonzero(_doc_lengths(counts) >= pipe.min_doc_words)
         _check_not_empty(pipe, len(keep), len(vocabulary))
         codes, names = (None, [])
@@ -175,6 +182,22 @@ class Corpus:
     def doc_lengths(self) -> np.ndarray:
         """Tokens per document, int64."""
         return _doc_lengths(self.counts)
+
+    def source_rows(self) -> np.ndarray:
+        """The corpus row of each source document, -1 for one that preprocessing dropped.
+
+        ``n_source_docs`` entries, in source order: what joins a result per row back to
+        the file the corpus was read from.
+
+        Examples
+        --------
+        >>> c = Corpus("x", sp.csr_matrix([[1], [2]]), ["a"], doc_index=[0, 2], n_source_docs=3)
+        >>> c.source_rows().tolist()
+        [0, -1, 1]
+        """
+        rows = np.full(self.n_source_docs, -1, dtype=np.int64)
+        rows[self.doc_index] = np.arange(self.n_docs, dtype=np.int64)
+        return rows
 
     def binary(self) -> sp.csr_matrix:
         """Word presence: the counts with every non-zero set to 1 (int32 CSR)."""
@@ -263,6 +286,24 @@ def count_matrix(docs: Sequence[Sequence[str]]) -> tuple[sp.csr_matrix, list[str
     return _canonical_counts(matrix), vocabulary
 
 
+def counts_over(docs: Sequence[Sequence[str]], vocabulary: Sequence[str]) -> sp.csr_matrix:
+    """Count tokens over a fixed vocabulary (a fitted model's): canonical int32 CSR, one
+    column per word of ``vocabulary``; words not in it are left out.
+
+    Examples
+    --------
+    >>> counts_over([["b", "a", "b", "zz"], []], ["a", "b"]).toarray().tolist()
+    [[1, 2], [0, 0]]
+    """
+    column = {word: i for i, word in enumerate(vocabulary)}
+    known = [[column[word] for word in doc if word in column] for doc in docs]
+    flat = np.fromiter(chain.from_iterable(known), dtype=np.int32)
+    indptr = np.concatenate(([0], np.cumsum([len(doc) for doc in known], dtype=np.int64)))
+    matrix = sp.csr_matrix((np.ones(len(flat), dtype=np.int32), flat, indptr),
+                           shape=(len(docs), len(vocabulary)))
+    return _canonical_counts(matrix)
+
+
 def _filter_min_df(counts: sp.csr_matrix, vocabulary: list[str], min_df: int):
     """Drop words that occur in fewer than ``min_df`` documents."""
     if min_df <= 1:
@@ -270,6 +311,15 @@ def _filter_min_df(counts: sp.csr_matrix, vocabulary: list[str], min_df: int):
     # Canonical CSR holds each (document, word) once, so column hits = document frequency.
     df = np.bincount(counts.indices, minlength=counts.shape[1])
     keep = np.flatnonzero(df >= min_df)
+    return counts[:, keep], [vocabulary[i] for i in keep]
+
+
+def _filter_max_df(counts: sp.csr_matrix, vocabulary: list[str], max_df: float):
+    """Drop words that occur in more than the fraction ``max_df`` of the documents."""
+    if max_df >= 1.0:
+        return counts, vocabulary
+    df = np.bincount(counts.indices, minlength=counts.shape[1])
+    keep = np.flatnonzero(df <= max_df * counts.shape[0])
     return counts[:, keep], [vocabulary[i] for i in keep]
 
 
@@ -283,7 +333,8 @@ def _check_not_empty(pipe: Pipeline, n_docs: int, n_words: int) -> None:
         what = "no words" if n_words == 0 else "no documents"
         raise DataError(
             f"preprocessing '{pipe.name}' left {what} (min_df={pipe.min_df}, "
-            f"min_doc_words={pipe.min_doc_words}): use more documents or preprocess 'none'")
+            f"max_df={pipe.max_df:g}, min_doc_words={pipe.min_doc_words}): use more "
+            "documents or preprocess 'none'")
 
 
 def encode_labels(labels: Sequence) -> tuple[np.ndarray, list[str]]:
@@ -358,6 +409,17 @@ def _looks_like_path(dataset) -> bool:
     return any(s in text for s in separators) or suffix_of(text) is not None
 
 
+def names_a_file(dataset) -> bool:
+    """Whether ``dataset``, as a config gives it, is a file's path (not a registered name)."""
+    if _looks_like_path(dataset):
+        return True
+    try:
+        get_info(str(dataset))
+    except DataError:
+        return True
+    return False
+
+
 def _resolve(dataset, data_dir) -> tuple[Path, DatasetInfo | None]:
     """Return the file to read and its registry entry (None for a plain file)."""
     if _looks_like_path(dataset):
@@ -373,7 +435,9 @@ def _resolve(dataset, data_dir) -> tuple[Path, DatasetInfo | None]:
     return dataset_path(info.name, data_dir), info
 
 
-def _file_stem(path: Path) -> str:
+def file_stem(path) -> str:
+    """The file's name without its data suffix: ``"tweets"`` for ``dir/tweets.jsonl.gz``."""
+    path = Path(path)
     suffix = suffix_of(path) or path.suffix
     return path.name[: len(path.name) - len(suffix)] if suffix else path.name
 
@@ -406,8 +470,10 @@ def load_corpus(
         ``.jsonl``, ``.jsonl.gz``, ``.csv`` or ``.txt`` file. A string containing a path
         separator or ending in one of those suffixes is a path.
     preprocess : str
-        Pipeline name (``"none"``, ``"gsdmm"``, ``"ncut"``) or ``"auto"``: the registry's
-        default for a named dataset, ``"none"`` for a file.
+        Pipeline name (``"none"``, ``"gsdmm"``, ``"ncut"``, ``"basic"``) or ``"auto"``: the
+        registry's default for a named dataset; for a file, ``"basic"`` if its text looks raw
+        and ``"none"`` if it looks tokenised already
+        (:func:`~shortclust.data.preprocess.guess_pipeline`).
     data_dir : path-like, optional
         Where registered datasets live (see :func:`~shortclust.data.registry.resolve_data_dir`).
     cache : bool
@@ -429,22 +495,31 @@ def load_corpus(
     ['apple', 'green', 'red']
     """
     path, info = _resolve(dataset, data_dir)
+    raw = None
     if str(preprocess).lower() == "auto":
-        preprocess = info.default_preprocess if info else "none"
+        if info is not None:
+            preprocess = info.default_preprocess
+        else:  # a file: its text decides (guess_pipeline)
+            raw = read_documents(path)
+            preprocess = guess_pipeline(raw.texts)
     pipe = get_pipeline(preprocess)
-    name = info.name if info else _file_stem(path)
-    use_cache = cache and pipe.cache
-    sha = file_sha256(path)
+    name = info.name if info else file_stem(path)
+    subset = info.subset if info else None
+    use_cache = cache and pipe.cache and subset is None
+    sha = file_sha256(path) if subset is None else subset.checksum(file_sha256(path))
     if use_cache:
         corpus = _read_cache(sha, pipe)
         if corpus is not None and (info is None or corpus.n_source_docs == info.n_docs):
             corpus.name, corpus.source_path = name, path
             return corpus
-    raw = read_documents(path)
+    raw, rows = raw or read_documents(path), None
+    if subset is not None:
+        raw, rows = subset.select(raw, path)
     if info is not None:
         _check_against_registry(info, path, len(raw), raw.labels)
     corpus = Corpus.from_texts(raw.texts, raw.labels, raw.times, pipe, name,
                                source_path=path, sha256=sha)
+    corpus.file_rows = rows
     if use_cache:
         _write_cache(corpus, pipe)
     return corpus

@@ -18,9 +18,24 @@ Pipelines
 ``ncut``
     Yan et al. (CIKM 2012), section 4.1.1: lowercase, tokenise, remove stop words, Porter
     stemming; document frequency >= 6; drop documents with fewer than 4 words.
+``newsgroups``
+    Banerjee & Basu (SDM 2007), section 4.1, for newsgroup posts: the header block (up to
+    the first blank line) dropped; lowercase; Latin letters only; stop words removed;
+    tokens of 2..15 letters; "removal of very high-frequency and low-frequency words" as
+    document frequency >= 2 and in at most 15% of the documents (the paper gives no
+    numbers; these are ours).
+``basic``
+    For a user's raw text (no paper): lowercase; words are runs of letters of any script
+    (punctuation, digits and symbols separate them); English stop words, one-letter words
+    and the tweet marks "rt" and "via" out; document frequency >= 2. No lemmatising or
+    stemming, so it is fast and a word stays readable in a list of top words.
 
-Both paper pipelines first decode HTML entities and drop every whitespace-delimited token
-holding ``@``, ``://`` or ``www.`` (e-mail addresses, @-mentions, URLs). The papers do not
+``auto`` (the default of :func:`~shortclust.data.corpus.load_corpus`) is not a pipeline: it
+takes a registered dataset's own default, and for a file :func:`guess_pipeline`'s choice,
+``basic`` for raw text and ``none`` for text that looks tokenised already.
+
+Every pipeline but ``none`` first decodes HTML entities and drops every whitespace-delimited
+token holding ``@``, ``://`` or ``www.`` (e-mail addresses, @-mentions, URLs). The papers do not
 mention this because their data had none; on raw tweets and newsgroup posts these would
 otherwise leave fragments such as ``http``, ``co`` and host names.
 
@@ -45,7 +60,8 @@ from typing import Callable, Iterable
 
 from shortclust.errors import DataError
 
-__all__ = ["Pipeline", "PIPELINES", "get_pipeline", "tokenize", "stop_words"]
+__all__ = ["Pipeline", "PIPELINES", "get_pipeline", "guess_pipeline", "looks_raw",
+           "tokenize", "stop_words"]
 
 # Bumped whenever a pipeline's output could change, so old cache entries are not reused.
 _REVISION = "1"
@@ -66,6 +82,9 @@ _LATIN_WORD = re.compile(f"[{_LATIN}]+")
 # scikit-learn's default token pattern: runs of 2+ word characters.
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 
+# A run of letters of any script (word characters but digits and the underscore).
+_LETTERS = re.compile(r"[^\W\d_]+")
+
 
 @dataclass(frozen=True)
 class Pipeline:
@@ -79,8 +98,12 @@ class Pipeline:
         One line: where it comes from and what it does.
     min_df : int
         Corpus step: words in fewer documents than this are removed.
+    max_df : float
+        Corpus step, after ``min_df``: words in more than this fraction of the documents
+        are removed (1.0: none).
     min_doc_words : int
-        Corpus step, after ``min_df``: documents with fewer tokens are dropped.
+        Corpus step, after ``min_df`` and ``max_df``: documents with fewer tokens are
+        dropped.
     cache : bool
         Whether the result is worth caching on disk (the slow pipelines).
     """
@@ -89,6 +112,7 @@ class Pipeline:
     description: str
     min_df: int = 1
     min_doc_words: int = 0
+    max_df: float = 1.0
     cache: bool = True
     _factory: Callable[[], Callable[[str], list[str]]] = field(
         default=None, repr=False, compare=False)
@@ -252,6 +276,22 @@ def _make_gsdmm() -> Callable[[str], list[str]]:
     return _word_tokenizer(_LATIN_WORD, transform)
 
 
+def _make_newsgroups() -> Callable[[str], list[str]]:
+    stop = stop_words()
+
+    def transform(word: str) -> str:
+        return "" if word in stop or not 2 <= len(word) <= 15 else word
+
+    tokens = _word_tokenizer(_LATIN_WORD, transform)
+
+    def doc_tokens(text: str) -> list[str]:
+        # A post is its header block ("From: ...", "Subject: ..."), a blank line, the body.
+        _, blank, body = text.partition("\n\n")
+        return tokens(body if blank else text)
+
+    return doc_tokens
+
+
 def _make_ncut() -> Callable[[str], list[str]]:
     from nltk.stem.porter import PorterStemmer
 
@@ -259,6 +299,17 @@ def _make_ncut() -> Callable[[str], list[str]]:
     # The algorithm as Porter published it, not NLTK's later extensions.
     stem = PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM).stem
     return _word_tokenizer(_WORD, lambda word: "" if word in stop else stem(word))
+
+
+# Marks of a tweet's form, not of its topic (a retweet, a "via @user" credit): on raw tweets
+# they would top every cluster's words.
+_TWEET_MARKS = frozenset({"rt", "via"})
+
+
+def _make_basic() -> Callable[[str], list[str]]:
+    dropped = stop_words() | _TWEET_MARKS
+    return _word_tokenizer(_LETTERS, lambda word: "" if word in dropped or len(word) < 2
+                           else word)
 
 
 def _word_tokenizer(
@@ -292,6 +343,16 @@ PIPELINES: dict[str, Pipeline] = {
         "document frequency >= 6, drop documents with fewer than 4 words",
         min_df=6, min_doc_words=4, _factory=_make_ncut,
         _components=lambda: f"porter-nltk-{_pkg_version('nltk')}+{_stop_words_source()}"),
+    "newsgroups": Pipeline(
+        "newsgroups", "Banerjee & Basu (2007, 4.1) on newsgroup posts: headers dropped, "
+        "lowercase, Latin letters only, stop words, token length 2..15, document frequency "
+        ">= 2 and <= 15% of the documents",
+        min_df=2, max_df=0.15, _factory=_make_newsgroups,
+        _components=_stop_words_source),
+    "basic": Pipeline(
+        "basic", "raw text: lowercase; drop URLs, e-mail addresses, @-mentions, punctuation, "
+        "digits, one-letter words, English stop words and 'rt'/'via'; document frequency >= 2",
+        min_df=2, cache=False, _factory=_make_basic, _components=_stop_words_source),
 }
 
 
@@ -308,8 +369,49 @@ def get_pipeline(name: str | Pipeline) -> Pipeline:
     pipeline = PIPELINES.get(str(name).strip().lower())
     if pipeline is None:
         raise DataError(f"unknown preprocessing pipeline '{name}': choose one of "
-                        f"{', '.join(PIPELINES)}")
+                        f"{', '.join(PIPELINES)} (or auto)")
     return pipeline
+
+
+# What tokenised text has none of, besides capital letters: a sign other than the apostrophe,
+# the hyphen and the underscore (which tokenised sets keep in "don't", "e-mail", "new_york");
+# addresses hold one (".", "@", ":").
+_RAW_SIGN = re.compile(r"[^\w\s'-]")
+
+#: Share of the (non-empty) documents that must look raw for a file to count as raw text.
+RAW_SHARE = 0.05
+
+
+def looks_raw(text: str) -> bool:
+    """Whether ``text`` shows what a tokenised document has not: capitals, punctuation, an
+    address or another sign.
+
+    Examples
+    --------
+    >>> looks_raw("apple pie recipe"), looks_raw("Apple pie!"), looks_raw("see www.x.org")
+    (False, True, True)
+    """
+    return text != text.lower() or _RAW_SIGN.search(text) is not None
+
+
+def guess_pipeline(texts: Iterable[str]) -> str:
+    """``"basic"`` for raw text, ``"none"`` for text that looks tokenised already.
+
+    Text counts as raw when at least :data:`RAW_SHARE` of its non-empty documents have a
+    capital letter, punctuation, an address or another sign (:func:`looks_raw`). On the
+    shared datasets the sets preprocessed upstream have at most 0.2% such documents, the
+    raw ones (tweets, questions, newsgroup posts) more than 90%.
+
+    Examples
+    --------
+    >>> guess_pipeline(["apple pie", "banana split"]), guess_pipeline(["Apple pie.", "ok"])
+    ('none', 'basic')
+    """
+    documents = [text for text in texts if text.strip()]
+    if not documents:
+        return "none"
+    raw = sum(map(looks_raw, documents))
+    return "basic" if raw >= RAW_SHARE * len(documents) else "none"
 
 
 def tokenize(texts: Iterable[str], pipeline: str | Pipeline = "none") -> list[list[str]]:
@@ -322,7 +424,7 @@ def tokenize(texts: Iterable[str], pipeline: str | Pipeline = "none") -> list[li
     ----------
     texts : iterable of str
     pipeline : str or Pipeline
-        ``"none"``, ``"gsdmm"`` or ``"ncut"``.
+        ``"none"``, ``"gsdmm"``, ``"ncut"`` or ``"basic"``.
 
     Returns
     -------

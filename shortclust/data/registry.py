@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from shortclust.data.subsets import Subset
 from shortclust.errors import DataError, ShortclustError
 
 __all__ = [
@@ -56,6 +57,11 @@ class DatasetInfo:
         Upstream origin as ``repository : path @ commit``.
     description : str
         One line: what the texts are, plus quirks a user should know.
+    subset : Subset or None
+        A dataset made of some documents of another registered file (its ``filename``):
+        which ones and in what order (:mod:`shortclust.data.subsets`).
+    pipeline : str or None
+        Default pipeline when it is neither ``"none"`` nor ``"gsdmm"``.
     """
 
     name: str
@@ -67,10 +73,13 @@ class DatasetInfo:
     has_time: bool
     source: str
     description: str
+    subset: Subset | None = None
+    pipeline: str | None = None
 
     def __post_init__(self):
         # Frozen, so the derived field is set past the dataclass's __setattr__.
-        object.__setattr__(self, "default_preprocess", "none" if self.preprocessed else "gsdmm")
+        default = self.pipeline or ("none" if self.preprocessed else "gsdmm")
+        object.__setattr__(self, "default_preprocess", default)
 
 
 _GSDMM = "jackyin12/GSDMM : data/{} @ 1b344d9de28faee43ec0df0c3cf7ea57737fe14e"
@@ -80,9 +89,20 @@ _MSTREAM = "jackyin12/MStream : MStream/data/{} @ ac894075f2bbb93405679e237d2d5d
 
 
 def _entry(preprocessed, name, filename, n_docs, n_labels, source, description,
-           has_time=False):
+           has_time=False, subset=None, pipeline=None):
     return DatasetInfo(name, filename, n_docs, n_labels, preprocessed, has_time, source,
-                       description)
+                       description, subset, pipeline)
+
+
+_20NG = "20NG-bydate.jsonl.gz"
+_20NG_SOURCE = "derived from 20NG-bydate (Banerjee, Dhillon, Ghosh & Sra, JMLR 2005)"
+
+
+def _newsgroups(name, n_docs, n_labels, description, groups=None, per_group=None):
+    """A Banerjee et al. 20 Newsgroups set drawn from 20NG-bydate, in stream order."""
+    return _raw(name, _20NG, n_docs, n_labels, _20NG_SOURCE, description, has_time=True,
+                subset=Subset("20NG-bydate", groups, per_group, seed=0),
+                pipeline="newsgroups")
 
 
 _pre = partial(_entry, True)   # text preprocessed upstream
@@ -132,6 +152,19 @@ DATASETS: tuple[DatasetInfo, ...] = (
     _pre("MStream-Tweets-T", "MStream-Tweets-T.jsonl", 30322, 269, _MSTREAM.format("Tweets-T"),
          "MStream Tweets reordered so topics are local in time; time = stream position",
          has_time=True),
+    _newsgroups("20NG-news20", 18846, 20, "news-20 of Banerjee & Basu: all 20 groups of "
+                "20NG-bydate, headers dropped; time = stream position"),
+    _newsgroups("20NG-subset20", 2000, 20, "subset-20 of Banerjee & Basu: 100 random posts "
+                "per group of 20NG-bydate (seed 0); time = stream position", per_group=100),
+    _newsgroups("20NG-sim3", 2946, 3, "sim-3 of Banerjee & Basu: comp.graphics, "
+                "comp.os.ms-windows.misc, comp.windows.x; time = stream position",
+                groups=("comp.graphics", "comp.os.ms-windows.misc", "comp.windows.x")),
+    _newsgroups("20NG-rel3", 2625, 3, "rel-3 of Banerjee & Basu: talk.politics.guns, "
+                "talk.politics.mideast, talk.politics.misc; time = stream position",
+                groups=("talk.politics.guns", "talk.politics.mideast", "talk.politics.misc")),
+    _newsgroups("20NG-diff3", 2780, 3, "diff-3 of Banerjee & Basu: alt.atheism, "
+                "rec.sport.baseball, sci.space; time = stream position",
+                groups=("alt.atheism", "rec.sport.baseball", "sci.space")),
     _raw("CrisisLexT26", "CrisisLexT26.jsonl.gz", 27933, 26,
          "sajao/CrisisLex : data/CrisisLexT26/<event>/<event>-tweets_labeled.csv @ "
          "d67cddd51131dbb28842209014f67cffe359ff42",

@@ -38,7 +38,8 @@ KNOWN_METRICS = METRIC_NAMES + EXTRA_METRICS
 
 
 def in_metric_order(names) -> list[str]:
-    """``names`` in the canonical order (:data:`KNOWN_METRICS`), any others after, sorted.
+    """``names`` in the canonical order (:data:`KNOWN_METRICS`, then the topic-quality
+    measures), any others after, sorted.
 
     Tables list metrics in this order whatever order a record's dictionary has (archived
     records have their keys sorted), so a table does not depend on where its records came
@@ -46,11 +47,14 @@ def in_metric_order(names) -> list[str]:
 
     Examples
     --------
-    >>> in_metric_order(["purity", "ari", "nmi", "zeta"])
-    ['nmi', 'ari', 'purity', 'zeta']
+    >>> in_metric_order(["purity", "c_v", "ari", "npmi", "nmi", "zeta"])
+    ['nmi', 'ari', 'purity', 'npmi', 'c_v', 'zeta']
     """
+    from shortclust.evaluation.coherence import TOPIC_QUALITY_MEASURES
+
+    known = KNOWN_METRICS + TOPIC_QUALITY_MEASURES
     names = set(names)
-    return [m for m in KNOWN_METRICS if m in names] + sorted(names - set(KNOWN_METRICS))
+    return [m for m in known if m in names] + sorted(names - set(known))
 
 
 def _as_labels(labels, name):

@@ -118,6 +118,19 @@ def mean_std_text(values: Iterable, digits: int = 3) -> str:
     return format_mean_std(*mean_std(values), digits=digits)
 
 
+def counts_text(counts) -> str:
+    """Distinct run counts, smallest first: ``20``, or ``2/20`` while runs are missing.
+
+    Examples
+    --------
+    >>> counts_text([20, 20, 2])
+    '2/20'
+    >>> counts_text([])
+    ''
+    """
+    return "/".join(str(count) for count in sorted({int(count) for count in counts}))
+
+
 def stat_row(values: Iterable) -> dict[str, float]:
     """One cell of a long-format table: ``runs`` (present values), ``mean`` and ``std``.
 

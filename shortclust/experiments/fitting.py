@@ -25,12 +25,39 @@ WARM_UP_DOCS = 32
 WARM_UP_CAPS = {"max_iter": 2, "n_init": 1, "partial_iter": 2}
 
 
+#: Top words per cluster written with every run (``clusters/<run_id>.csv``) when the config
+#: does not ask for another number (``top_words: N``).
+DEFAULT_TOP_WORDS = 10
+
+#: Documents scored at a time for their cluster's probability (bounds the memory).
+PROBABILITY_CHUNK = 4096
+
+
 @dataclass
 class Outcome:
-    """What fitting one run gives: its labels (document order) and its record's fields."""
+    """What fitting one run gives, for the parent process to write.
+
+    Attributes
+    ----------
+    labels : ndarray
+        The cluster of each document, in document order.
+    fields : dict
+        The record's fields.
+    clusters : list of dict
+        Each cluster's ``cluster``, ``size`` and ``top_words`` (``[word, weight]`` pairs;
+        empty when the model has no ``top_words`` or the columns are not words).
+    probabilities : ndarray or None
+        Each document's probability of its cluster under the fitted model
+        (``predict_proba``); None for a model without it.
+    model_state : tuple or None
+        :func:`~shortclust.models.state.fitted_state` of the model, when models are kept.
+    """
 
     labels: np.ndarray
     fields: dict[str, Any]
+    clusters: list[dict[str, Any]] = field(default_factory=list)
+    probabilities: np.ndarray | None = None
+    model_state: tuple | None = None
 
 
 @dataclass
@@ -50,13 +77,20 @@ class RunContext:
         Gold labels (None for an unlabelled corpus: no metrics).
     metrics : list of str
         Metric names to compute.
-    words : tuple or None
-        ``(n, vocabulary)``: record each run's cluster sizes and top ``n`` words.
+    words : tuple
+        ``(n, vocabulary)``: each run's clusters are described by their top ``n`` words
+        (``vocabulary`` None when the features' columns are not words).
+    record_words : bool
+        Put the cluster sizes and top words in the record too (the config's ``top_words``).
+    keep_models : bool
+        Return each run's fitted state (``run --save-models``).
     stream : StreamPlan or None
         A stream experiment's time order and batches.
     coverage : dict or None
         Averaged word vectors only: the words, tokens and documents without a vector
         (:func:`shortclust.representations.representation_coverage`), for the records.
+    quality : TopicScorer or None
+        Score each run's clusters' top words (the config's ``topic_quality``).
     """
 
     model_class: type
@@ -64,27 +98,38 @@ class RunContext:
     counts: Any
     truth: np.ndarray | None
     metrics: list[str]
-    words: tuple | None = None
+    words: tuple = (DEFAULT_TOP_WORDS, None)
+    record_words: bool = False
+    keep_models: bool = False
     stream: StreamPlan | None = None
     coverage: dict | None = None
+    quality: Any = None
     extras: dict[str, Any] = field(init=False, default_factory=dict)
 
     def __post_init__(self):
         self.extras = {} if self.counts is None else {"counts": self.counts}
 
     @classmethod
-    def from_plan(cls, plan: Plan) -> RunContext:
-        """Build the representation (once) and everything else a run needs."""
+    def from_plan(cls, plan: Plan, keep_models: bool = False, progress: bool = False,
+                  console=None) -> RunContext:
+        """Build the representation (once) and everything else a run needs.
+
+        ``progress``: show a progress bar while sentence embeddings are computed (on
+        ``console``, default standard error).
+        """
+        from shortclust.experiments.plan import columns_are_words
         from shortclust.representations import build_representation, representation_coverage
 
         config, corpus = plan.config, plan.corpus
         capabilities = plan.model_class.capabilities
-        words = None if config.top_words is None else (config.top_words, corpus.vocabulary)
+        vocabulary = corpus.vocabulary if columns_are_words(config) else None
+        words = (config.top_words or DEFAULT_TOP_WORDS, vocabulary)
         spec = config.representation_spec
-        return cls(plan.model_class, build_representation(corpus, spec),
+        features = build_representation(corpus, spec, progress=progress, console=console)
+        return cls(plan.model_class, features,
                    corpus.counts if capabilities.fit_counts else None, corpus.labels,
-                   list(config.metrics), words, plan.stream,
-                   representation_coverage(corpus, spec))
+                   list(config.metrics), words, config.top_words is not None, keep_models,
+                   plan.stream, representation_coverage(corpus, spec), plan.topic_scorer)
 
     def warm_up(self, params: dict[str, Any]) -> None:
         """Fit once on a few documents, untimed and unrecorded.
@@ -115,7 +160,21 @@ class RunContext:
         fields = {"metrics": self.score(labels), "n_clusters": n_clusters_of(model, labels),
                   "n_iter": _optional_int(getattr(model, "n_iter_", None)),
                   "fit_seconds": fit_seconds}
-        return Outcome(labels, fields | self.describe(model, labels))
+        return self.outcome(model, labels, fields)
+
+    def outcome(self, model, labels, fields: dict[str, Any]) -> Outcome:
+        """The :class:`Outcome` of a fitted model: its clusters described, its documents'
+        probabilities and, when models are kept, its state (untimed)."""
+        clusters = self.clusters(model, labels)
+        state = None
+        if self.keep_models:
+            from shortclust.models.state import fitted_state
+
+            state = fitted_state(model)
+        quality = {} if self.quality is None else {"topic_quality": self.quality.of_model(
+            model, labels, [cluster["top_words"] for cluster in clusters])}
+        return Outcome(labels, fields | self.describe(clusters) | quality, clusters,
+                       self.probabilities(model, labels), state)
 
     def fit_whole(self, run: PlannedRun, callback=None):
         """A fresh model of the run fitted on every document (timed): (model, seconds)."""
@@ -134,16 +193,45 @@ class RunContext:
         truth = self.truth if truth is None else truth
         return evaluate(truth[rows], np.asarray(labels)[rows], metrics=self.metrics)
 
-    def describe(self, model, labels) -> dict[str, Any]:
-        """Cluster sizes and top words of a fitted model, when the config asks for them."""
-        if self.words is None or not self.model_class.capabilities.top_words:
-            return {}
+    def clusters(self, model, labels) -> list[dict[str, Any]]:
+        """Each cluster's number, size and top words (none without ``top_words`` or words).
+
+        The clusters are those ``top_words`` lists (a K-means model's may be empty), else
+        those of the labels.
+        """
         n, vocabulary = self.words
-        words = model.top_words(n, vocabulary=list(vocabulary))
-        sizes = np.bincount(np.asarray(labels, dtype=np.int64), minlength=len(words))
-        return {"cluster_sizes": [int(size) for size in sizes[:len(words)]],
-                "top_words": [[[str(word), float(weight)] for word, weight in cluster]
-                              for cluster in words]}
+        words = []
+        if self.model_class.capabilities.top_words and vocabulary is not None:
+            words = model.top_words(n, vocabulary=list(vocabulary))
+        labels = np.asarray(labels, dtype=np.int64)
+        sizes = np.bincount(labels, minlength=len(words)) if labels.size else np.zeros(0, int)
+        return [{"cluster": k, "size": int(sizes[k]),
+                 "top_words": [[str(word), float(weight)] for word, weight in words[k]]
+                 if k < len(words) else []}
+                for k in range(max(len(words), sizes.size))]
+
+    def describe(self, clusters: list[dict[str, Any]]) -> dict[str, Any]:
+        """The record's ``cluster_sizes`` and ``top_words``, when the config asks for them."""
+        if not self.record_words or not clusters or not clusters[0]["top_words"]:
+            return {}
+        return {"cluster_sizes": [cluster["size"] for cluster in clusters],
+                "top_words": [cluster["top_words"] for cluster in clusters]}
+
+    def probabilities(self, model, labels) -> np.ndarray | None:
+        """Each document's probability of its cluster (``predict_proba``), or None.
+
+        Computed :data:`PROBABILITY_CHUNK` documents at a time, so a large corpus with many
+        clusters never holds its whole probability matrix.
+        """
+        if not self.model_class.capabilities.predict_proba:
+            return None
+        labels = np.asarray(labels, dtype=np.int64)
+        out = np.empty(labels.shape[0])
+        for start in range(0, labels.shape[0], PROBABILITY_CHUNK):
+            rows = slice(start, start + PROBABILITY_CHUNK)
+            proba = model.predict_proba(self.features[rows])
+            out[rows] = proba[np.arange(proba.shape[0]), labels[rows]]
+        return out
 
 
 def warm_up_params(params: dict[str, Any]) -> dict[str, Any]:

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from shortclust.config import ExperimentConfig, check_model_params, full_model_params
-from shortclust.errors import ConfigError
+from shortclust.errors import ConfigError, ParameterError
 from shortclust.experiments.batches import Batch, StreamSpec, make_batches, stream_order
 from shortclust.experiments.records import make_run_id
+from shortclust.experiments.topic_quality import check_topic_quality, load_reference
 
 
 @dataclass(frozen=True)
@@ -40,18 +41,27 @@ class StreamPlan:
 
 @dataclass
 class Plan:
-    """A checked experiment: config, model, corpus, the runs and, for a stream, its batches."""
+    """A checked experiment: config, model, corpus, the runs and, for a stream, its batches
+    (``reference``: the corpus of ``topic_quality.reference``, if one is named)."""
 
     config: ExperimentConfig
     model_class: type
     corpus: Any
     runs: list[PlannedRun]
     stream: StreamPlan | None = None
+    reference: Any = None
 
     @cached_property
     def run_ids(self) -> frozenset[str]:
         """The ids of the planned runs."""
         return frozenset(run.run_id for run in self.runs)
+
+    @cached_property
+    def topic_scorer(self):
+        """The :class:`~.topic_quality.TopicScorer` of ``topic_quality`` (None without it)."""
+        from shortclust.experiments.topic_quality import TopicScorer
+
+        return TopicScorer.from_plan(self)
 
 
 def plan_experiment(config: ExperimentConfig, data_dir=None,
@@ -69,12 +79,17 @@ def plan_experiment(config: ExperimentConfig, data_dir=None,
                           "with --output")
     model_class = check_model_params(config.model, where=where)
     check_input(model_class, config, where)
+    check_topic_quality(model_class, config, where)
     _refuse_repeated_points(points, where)
     spec = config.stream_spec
+    corpus = None
     if spec is not None:
         check_incremental(model_class, config, where)
-    param_sets = _param_sets(config, points, spec, model_class, where)
-    corpus = load_experiment_corpus(config, data_dir)
+        corpus = load_experiment_corpus(config, data_dir)  # its size fills stream_length
+    param_sets = _param_sets(config, points, spec, model_class, where,
+                             None if corpus is None else corpus.n_docs)
+    corpus = corpus or load_experiment_corpus(config, data_dir)
+    reference = load_reference(config, corpus, data_dir)
     stream = None
     if spec is not None:
         order = stream_order(corpus)
@@ -84,7 +99,7 @@ def plan_experiment(config: ExperimentConfig, data_dir=None,
         check_memory(model_class, params, config, corpus, where)
     runs = [PlannedRun(seed, _run_id(config, corpus, params, seed, spec), params)
             for params in param_sets for seed in config.seed_list]
-    return Plan(config, model_class, corpus, runs, stream)
+    return Plan(config, model_class, corpus, runs, stream, reference)
 
 
 def _refuse_repeated_points(points, where: str) -> None:
@@ -118,6 +133,12 @@ def _run_id(config, corpus, params, seed, spec) -> str:
 #: What each representation gives a model: term counts or document vectors.
 _GIVES = {"counts": "counts", "tfidf": "vectors", "word_vectors": "vectors",
           "glove": "vectors", "sentence_embeddings": "vectors"}
+
+
+def columns_are_words(config: ExperimentConfig) -> bool:
+    """Whether the features' columns are the corpus's words (counts or TF-IDF), so a model's
+    ``top_words`` can name them."""
+    return (config.representation or {}).get("name", "counts") in ("counts", "tfidf")
 
 
 def check_input(model_class: type, config: ExperimentConfig, where: str) -> None:
@@ -178,6 +199,27 @@ def _gib(n_bytes: int) -> str:
     return f"{n_bytes / 2**30:,.1f} GiB"
 
 
+def check_saveable(plan: Plan) -> None:
+    """``--save-models`` needs a model that can assign new texts: one with ``predict``,
+    fitted on term counts (what a saved vocabulary and pipeline rebuild)."""
+    from shortclust.models import get_model_class, model_names
+
+    config = plan.config
+    where = f"config '{config.name}': --save-models"
+    if not plan.model_class.capabilities.predict:
+        able = [name for name in model_names() if get_model_class(name).capabilities.predict]
+        raise ConfigError(
+            f"{where}: model '{config.model.name}' has no predict, so a saved model could "
+            f"not assign new texts: leave --save-models out, or use one of {', '.join(able)}"
+        )
+    name = (config.representation or {}).get("name", "counts")
+    if name != "counts":
+        raise ConfigError(
+            f"{where}: saved models take term counts, and representation '{name}' gives "
+            "other features: leave --save-models out, or remove the representation section"
+        )
+
+
 def check_incremental(model_class: type, config: ExperimentConfig, where: str) -> None:
     """A stream needs a model that declares ``partial_fit``."""
     if not model_class.capabilities.incremental:
@@ -187,23 +229,42 @@ def check_incremental(model_class: type, config: ExperimentConfig, where: str) -
         )
 
 
-def _param_sets(config: ExperimentConfig, points, spec, model_class, where: str):
+def _param_sets(config: ExperimentConfig, points, spec, model_class, where: str,
+                stream_length: int | None = None):
     """Full, checked constructor parameters for each grid point (the config's alone if none).
 
-    A stream's ``partial_iter`` becomes the model's. Every point is validated before
-    anything runs, so a bad value in the middle of a grid stops the sweep up front
-    instead of after hours of work.
+    A stream's ``partial_iter`` becomes the model's, and so does its length (the corpus's
+    documents) for a model with a ``stream_length`` parameter left unset (a hybrid model's
+    OFFLINE steps fall at fractions of it). Every point is validated before anything
+    runs, so a bad value in the middle of a grid stops the sweep up front instead of after
+    hours of work.
     """
     base = _with_partial_iter(config, spec, model_class, where)
+    if (stream_length is not None and "stream_length" in model_class().get_params()
+            and base.get("stream_length") is None):
+        base["stream_length"] = int(stream_length)
     param_sets = []
     for point in points or [{}]:
         if spec is not None and spec.partial_iter is not None and "partial_iter" in point:
             raise ConfigError(f"{where}: partial_iter is set in both stream and the grid: "
                               "keep one")
         model = config.model.model_copy(update={"params": {**base, **point}})
-        check_model_params(model, where=where + (f" at {_describe(point)}" if point else ""))
+        here = where + (f" at {_describe(point)}" if point else "")
+        check_model_params(model, where=here)
+        _check_stream_params(model_class, model, here)
         param_sets.append(full_model_params(model))
     return param_sets
+
+
+def _check_stream_params(model_class, model, where: str) -> None:
+    """A model's parameters that only a stream can complete (a hybrid model's
+    ``stream_length``), checked once the stream has filled them in."""
+    if not hasattr(model_class, "_validate_stream_params"):
+        return
+    try:
+        model_class(**model.params)._validate_stream_params()
+    except ParameterError as exc:
+        raise ConfigError(f"{where}: {exc} (or add a stream section, which sets it)") from None
 
 
 def _with_partial_iter(config, spec, model_class, where) -> dict[str, Any]:

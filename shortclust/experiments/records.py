@@ -9,10 +9,15 @@ the same id and ``--resume`` can skip it, whichever metrics are reported.
 
 Files in an output directory::
 
-    records.jsonl          one whole JSON object per line, appended and fsynced
-    labels/<run_id>.txt    predicted cluster of each document, one per line, document order
+    records.jsonl              one whole JSON object per line, appended and fsynced
+    labels/<run_id>.txt        predicted cluster of each document, one per line, in the
+                               corpus's order (what metrics are computed from)
+    assignments/<run_id>.csv   one row per input document: its row and id in the file, its
+                               cluster, probability and status (:mod:`.assignments`)
+    clusters/<run_id>.csv      each cluster's size and top words
+    models/<run_id>.zip        the fitted model (``--save-models``; :mod:`.model_files`)
 
-Labels are written (atomically) before their record, so a record never points at a
+A run's files are written (atomically) before its record, so a record never points at a
 missing labels file. An *archive* (``results/<paper>/records/<tag>.json``) keeps the
 records of an output directory (not its labels) with the results, so runs fitted on one
 machine count as recorded on another.
@@ -38,6 +43,9 @@ from shortclust.errors import DataError
 SCHEMA_VERSION = 2
 RECORDS_FILE = "records.jsonl"
 LABELS_DIR = "labels"
+ASSIGNMENTS_DIR = "assignments"
+CLUSTERS_DIR = "clusters"
+MODELS_DIR = "models"
 
 RECORD_KEYS = (
     "schema_version",
@@ -345,6 +353,18 @@ class RecordStore:
     def labels_path(self, run_id: str) -> Path:
         """Where the labels of ``run_id`` are stored."""
         return self.labels_dir / f"{run_id}.txt"
+
+    def assignments_path(self, run_id: str) -> Path:
+        """Where the assignments of ``run_id`` (one row per input document) are stored."""
+        return self.output_dir / ASSIGNMENTS_DIR / f"{run_id}.csv"
+
+    def clusters_path(self, run_id: str) -> Path:
+        """Where the clusters of ``run_id`` (sizes, top words) are stored."""
+        return self.output_dir / CLUSTERS_DIR / f"{run_id}.csv"
+
+    def model_path(self, run_id: str) -> Path:
+        """Where the fitted model of ``run_id`` is saved (``--save-models``)."""
+        return self.output_dir / MODELS_DIR / f"{run_id}.zip"
 
     def write_labels(self, run_id: str, labels: Iterable) -> Path:
         """Write one label per line (document order) atomically; return the file's path."""

@@ -18,6 +18,8 @@ from typing import Any
 import pandas as pd
 
 from shortclust.errors import ConfigError
+# Papers take the run-count text from here with the tables' other helpers.
+from shortclust.evaluation.stats import counts_text as counts_text
 from shortclust.experiments.records import atomic_write_text
 
 #: Folder of ``results/<paper>/`` holding the archived run records (see Reproduction).
@@ -257,11 +259,6 @@ def metric_values(records: list[dict], metric: str) -> list[float | None]:
     if metric in RECORD_VALUES:
         return [r.get(metric) for r in records]
     return [(r.get("metrics") or {}).get(metric) for r in records]
-
-
-def counts_text(counts) -> str:
-    """Distinct run counts, smallest first: ``20``, or ``2/20`` while runs are missing."""
-    return "/".join(str(count) for count in sorted({int(count) for count in counts}))
 
 
 def provenance_line(job: Reproduction, extra: str = "") -> str:

@@ -22,10 +22,13 @@ import pandas as pd
 
 from shortclust.config import ExperimentConfig
 from shortclust.errors import ConfigError, ShortclustError, interrupt_exit_code
+from shortclust.experiments.assignments import (SourceDocuments, auto_preprocess_note,
+                                                preprocessing_note, write_assignments,
+                                                write_clusters)
 from shortclust.experiments.executors import (cpu_cores, resolve_jobs, run_here,
                                               run_in_workers, run_on_cluster)
 from shortclust.experiments.fitting import Outcome, RunContext
-from shortclust.experiments.plan import Plan, PlannedRun, plan_experiment
+from shortclust.experiments.plan import Plan, PlannedRun, check_saveable, plan_experiment
 from shortclust.experiments.records import (
     RecordStore, first_of_each_run, make_record, read_archive, write_archive,
 )
@@ -93,6 +96,11 @@ class RunOptions:
         ``jobs`` single-threaded worker processes, every core when ``jobs`` is 1) or a
         scheduler address ``"tcp://HOST:8786"``. Needs ``shortclust[cluster]``. Labels and
         records do not depend on it.
+    save_models : bool
+        Save each fitted run's model as ``models/<run_id>.zip``
+        (:mod:`~shortclust.experiments.model_files`); the model must have ``predict`` and
+        be fitted on term counts. On resume a recorded run without its model file is
+        fitted again.
     """
 
     resume: bool = False
@@ -104,6 +112,7 @@ class RunOptions:
     fit: bool = True
     archive: Any = None
     cluster: str | None = None
+    save_models: bool = False
 
     @property
     def show_bars(self) -> bool:
@@ -132,6 +141,8 @@ class ExperimentResult:
         A stream experiment's per-batch table (:func:`~.stream.stream_frame`).
     stream_paths : dict or None
         A stream experiment's ``{"csv": ..., "png": ...}`` (png None when unlabelled).
+    corpus : Corpus or None
+        The corpus the runs were fitted on.
     """
 
     records: list[dict[str, Any]]
@@ -142,6 +153,7 @@ class ExperimentResult:
     n_skipped: int
     stream_table: pd.DataFrame | None = None
     stream_paths: dict | None = field(default=None)
+    corpus: Any = None
 
 
 def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, *,
@@ -178,6 +190,8 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
     """
     options = replace(options or RunOptions(), **option_values)
     plan = plan_experiment(config, options.data_dir, points)
+    if options.save_models:
+        check_saveable(plan)
     store = RecordStore(config.output_dir)
     archived = _read_archive(options.archive)
     if not options.fit:
@@ -188,12 +202,17 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
         # Another run writing this directory fails here, in one line; the runs to do are
         # chosen under the lock, so no seed is chosen by two writers.
         with lock_output_dir(store.output_dir):
-            selection = select_runs(store, plan, options.resume, archived)
+            selection = select_runs(store, plan, options.resume, archived,
+                                    need_models=options.save_models)
             # The representation (its errors too) before the records file is touched.
-            context = RunContext.from_plan(plan) if selection.todo else None
+            context = (RunContext.from_plan(plan, options.save_models, options.show_bars,
+                                            options.console)
+                       if selection.todo else None)
             if context is not None and context.coverage is not None:
                 say(coverage_line(context.coverage))
             selection.apply(store, say)
+            if selection.todo:
+                _say_preprocessing(plan, store, say)
             return _fit_and_write(plan, store, selection, context, options, archived, say,
                                   table)
     except ShortclustError:
@@ -244,12 +263,20 @@ def make_output_dirs(store: RecordStore) -> list[Path]:
     instead of as a traceback after the first fit. Returns the directories created here,
     deepest first, for :func:`remove_if_unused`.
     """
-    missing = [d for d in (store.labels_dir, *store.labels_dir.parents) if not d.exists()]
+    return make_directory(store.labels_dir, store.output_dir)
+
+
+def make_directory(directory: Path, output_dir: Path | None = None) -> list[Path]:
+    """Create ``directory`` (inside the output ``output_dir``, itself by default) and its
+    parents; return those created here, deepest first. An unusable path is a one-line
+    ConfigError naming the output."""
+    directory = Path(directory)
+    missing = [d for d in (directory, *directory.parents) if not d.exists()]
     try:
-        store.labels_dir.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(
-            f"output '{store.output_dir}': cannot create it ({exc.strerror or exc}): "
+            f"output '{output_dir or directory}': cannot create it ({exc.strerror or exc}): "
             "choose another directory with --output"
         ) from None
     return missing
@@ -326,14 +353,34 @@ def remove_if_unused(created: list[Path]) -> None:
 # records
 
 
+def _say_preprocessing(plan: Plan, store: RecordStore, say) -> None:
+    """The pipeline ``auto`` chose for a file, and the documents preprocessing dropped or
+    emptied (and where they are listed): one line each, before the first fit."""
+    choose = "set preprocess: in the config or --set preprocess=NAME"
+    for note in (auto_preprocess_note(plan.config, plan.corpus, choose),
+                 preprocessing_note(plan.corpus,
+                                    f"each run's {store.assignments_path('<run_id>')}")):
+        if note:
+            say(note)
+
+
 def _writer(plan: Plan, store: RecordStore, context):
-    """``write(run, outcome)``: labels first, then the record (one whole line)."""
+    """``write(run, outcome)``: the run's files first (labels, assignments, clusters, model),
+    then its record (one whole line)."""
     config, corpus = plan.config, plan.corpus
     found = None if context is None else context.coverage  # None: nothing left to fit
     coverage = {} if found is None else {"representation_coverage": found}
+    documents = []  # the input's ids and statuses, read once, when the first run is written
 
     def write(run: PlannedRun, outcome: Outcome) -> None:
         store.write_labels(run.run_id, outcome.labels)
+        if not documents:
+            documents.append(SourceDocuments.of(corpus))
+        write_assignments(store.assignments_path(run.run_id), documents[0], outcome.labels,
+                          outcome.probabilities)
+        write_clusters(store.clusters_path(run.run_id), outcome.clusters)
+        if outcome.model_state is not None:
+            _save_run_model(plan, store, run, outcome)
         store.append(make_record(
             run_id=run.run_id, config_name=config.name, seed=run.seed,
             dataset=config.dataset, dataset_sha256=corpus.sha256,
@@ -344,6 +391,22 @@ def _writer(plan: Plan, store: RecordStore, context):
         ))
 
     return write
+
+
+def _save_run_model(plan: Plan, store: RecordStore, run: PlannedRun, outcome: Outcome) -> None:
+    """``models/<run_id>.zip``: the fitted model with its vocabulary and preprocessing."""
+    from shortclust.data.preprocess import get_pipeline
+    from shortclust.experiments.model_files import pipeline_record, save_model
+
+    config, corpus = plan.config, plan.corpus
+    path = store.model_path(run.run_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_model(path, config.model.name, {**run.params, "random_state": run.seed},
+               outcome.model_state, vocabulary=corpus.vocabulary,
+               preprocess=pipeline_record(get_pipeline(corpus.preprocess)),
+               training={"dataset": config.dataset, "dataset_sha256": corpus.sha256,
+                         "n_docs": int(corpus.n_docs), "config_name": config.name,
+                         "run_id": run.run_id, "seed": run.seed})
 
 
 def _planned(plan: Plan, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -357,7 +420,7 @@ def _recorded_only(plan: Plan, store: RecordStore, archived) -> ExperimentResult
     records = first_of_each_run(store.load(), archived)
     planned = _planned(plan, records)
     return ExperimentResult(records, planned, summarize(records), store.output_dir, 0,
-                            len(planned))
+                            len(planned), corpus=plan.corpus)
 
 
 def _read_archive(path) -> list[dict[str, Any]]:
@@ -391,7 +454,8 @@ def _finish(plan: Plan, store: RecordStore, say, print_table: bool) -> Experimen
     if print_table:
         say.table(summary_table(summary, title=f"{store.output_dir}"))
         say(f"records: {store.records_path}  summary: {md_path}")
-    result = ExperimentResult(records, _planned(plan, records), summary, store.output_dir, 0, 0)
+    result = ExperimentResult(records, _planned(plan, records), summary, store.output_dir, 0, 0,
+                              corpus=plan.corpus)
     if plan.stream is not None:
         _finish_stream(plan, store, say, result, report=print_table)
     return result

@@ -85,8 +85,6 @@ def fit_stream(context, run, callback):
     Outcome
         The stream's labels in document order, and the record's fields.
     """
-    from shortclust.experiments.fitting import Outcome
-
     stream = context.stream
     model, entries = _stream_batches(context, run, callback)
     reference, reference_seconds = context.fit_whole(run)  # the batch fit, for comparison
@@ -105,7 +103,7 @@ def fit_stream(context, run, callback):
                       "n_clusters": int(reference.n_clusters_),
                       "fit_seconds": reference_seconds},
     }
-    return Outcome(labels, fields | context.describe(model, labels))
+    return context.outcome(model, labels, fields)
 
 
 def _stream_batches(context, run, callback) -> tuple[Any, list[dict[str, Any]]]:
@@ -246,7 +244,9 @@ def _plot_metric(table: pd.DataFrame) -> str | None:
 
 def plot_stream(table: pd.DataFrame, metric: str, path, title: str = "") -> Path:
     """Per-batch ``metric`` of the stream beside the batch fit, and the clusters found."""
-    from shortclust.experiments.plots import Curve, pyplot, draw_curves, label, save_figure
+    from shortclust.experiments.plots import (
+        Curve, draw_curves, figure_legend, label, pyplot, save_figure, spread_text,
+    )
 
     figure, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4), layout="constrained",
                                                gridspec_kw={"width_ratios": [2, 1]})
@@ -255,13 +255,13 @@ def plot_stream(table: pd.DataFrame, metric: str, path, title: str = "") -> Path
               "batch_fit": {"linestyle": ":", "color": "black"}}
     curves = [Curve(x, list(table[f"{s}_{metric}_mean"]), list(table[f"{s}_{metric}_std"]),
                     _SERIES_NAMES[s], styles[s]) for s in SERIES]
-    draw_curves(left, curves, "batch", label(metric), f"{label(metric)} per batch")
+    # Three series whose means cross: spread their error bars apart, legend below the panels.
+    draw_curves(left, curves, "batch", label(metric), f"{label(metric)} per batch",
+                dodge=3, legend=None)
     clusters = Curve(x, list(table["n_clusters_mean"]), list(table["n_clusters_std"]))
     draw_curves(right, [clusters], "batch", label("n_clusters"), "clusters after each batch")
-    for axis in (left, right):
-        axis.xaxis.get_major_locator().set_params(integer=True)
-    runs = sorted({int(r) for r in table["runs"]})
-    figure.suptitle(f"{title} (mean ± std over {'/'.join(map(str, runs))} seeds)", fontsize=11)
+    figure_legend(figure, left)
+    figure.suptitle(f"{title} ({spread_text(table['runs'])})", fontsize=11)
     return save_figure(figure, path)
 
 

@@ -28,10 +28,13 @@ _METRIC_DIGITS = 4
 
 
 def records_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per record: the grouping keys, the seed, each metric, clusters and fit time.
+    """One row per record: the grouping keys, the seed, each metric and topic-quality
+    measure, clusters and fit time.
 
     ``params`` becomes canonical JSON text so that it can be grouped on.
     """
+    from shortclust.evaluation.coherence import TOPIC_QUALITY_MEASURES
+
     rows = []
     for record in records:
         row = {key: record.get(key) for key in GROUP_KEYS}
@@ -39,6 +42,8 @@ def records_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
         row["seed"] = record.get("seed")
         row.update({key: record.get(key) for key in EXTRA_VALUES})
         row.update(record.get("metrics") or {})
+        quality = record.get("topic_quality") or {}
+        row.update({name: quality[name] for name in TOPIC_QUALITY_MEASURES if name in quality})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -85,11 +90,21 @@ def summary_notes(summary: pd.DataFrame) -> list[str]:
         notes.append(
             f"Metrics omitted for {', '.join(unlabelled)}: the corpus has no ground-truth labels."
         )
+    if any(f"{name}_mean" in summary.columns for name in _topic_measures()):
+        notes.append("npmi, c_v: mean coherence of the clusters' top words; diversity: "
+                     "their share of distinct words.")
     return notes
 
 
+def _topic_measures() -> tuple[str, ...]:
+    from shortclust.evaluation.coherence import TOPIC_QUALITY_MEASURES
+
+    return TOPIC_QUALITY_MEASURES
+
+
 def _unlabelled_datasets(summary: pd.DataFrame) -> list[str]:
-    means = [c for c in summary.columns if c.endswith("_mean") and c[:-5] not in EXTRA_VALUES]
+    unlabelled_too = set(EXTRA_VALUES) | set(_topic_measures())
+    means = [c for c in summary.columns if c.endswith("_mean") and c[:-5] not in unlabelled_too]
     if summary.empty:
         return []
     if not means:

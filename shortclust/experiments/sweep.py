@@ -138,7 +138,7 @@ def run_sweep(config: ExperimentConfig, param: str, values: list[Any], options=N
 
 
 #: Columns of the terminal table (the Markdown table has every metric).
-_TERMINAL_COLUMNS = ["n_clusters", "nmi", "homogeneity", "completeness", "ari"]
+_TERMINAL_COLUMNS = ["n_clusters", "nmi", "homogeneity", "completeness", "ari", "npmi", "c_v"]
 
 
 def _show(table: pd.DataFrame, param: str, title: str, paths: dict[str, Path], console) -> None:
@@ -147,11 +147,13 @@ def _show(table: pd.DataFrame, param: str, title: str, paths: dict[str, Path], c
     from rich.table import Table
 
     shown = [c for c in _TERMINAL_COLUMNS if c in SWEEP_VALUES or c in sweep_metrics(table)]
-    runs = "/".join(str(r) for r in sorted({int(r) for r in table["runs"]}))
+    from shortclust.evaluation.stats import counts_text
+
+    runs = counts_text(table["runs"])
     grid = Table(title=title, caption=f"mean±std over {runs} runs per value",
                  box=box.SIMPLE_HEAD, padding=(0, 1))
     short = {"n_clusters": "clusters", "nmi": "NMI", "homogeneity": "H", "completeness": "C",
-             "ari": "ARI"}
+             "ari": "ARI", "npmi": "NPMI", "c_v": "C_v"}
     for header in [param] + [short.get(c, c) for c in shown]:
         grid.add_column(header, justify="right", no_wrap=True)
     for _, row in table.iterrows():

@@ -27,6 +27,10 @@ class DMMMixin:
     ``stats``.
     """
 
+    #: What a saved model keeps (see ``shortclust.models.base``): the fitted counts.
+    _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "cluster_sizes_",
+                          "cluster_word_counts_", "n_features_in_")
+
     def fit_predict(self, X, y=None, callback=None):
         """Fit and return the cluster of each document (``labels_``)."""
         return self.fit(X, callback=callback).labels_
@@ -73,13 +77,13 @@ class DMMMixin:
         check_is_fitted(self, "labels_")
         words = vocabulary if vocabulary is not None else self.vocabulary_
         counts = self.cluster_word_counts_
-        phi = (counts + self.beta) / (
-            counts.sum(axis=1, keepdims=True) + self.n_features_in_ * self.beta
-        )
+        denominators = counts.sum(axis=1) + self.n_features_in_ * self.beta
         result = []
-        for row in phi:
-            top = np.argsort(-row, kind="stable")[:n]
-            result.append([(words[w] if words is not None else int(w), float(row[w])) for w in top])
+        for row, denominator in zip(counts, denominators):
+            top = _top_columns(row, n)
+            phi = (row[top] + self.beta) / denominator
+            result.append([(words[w] if words is not None else int(w), float(weight))
+                           for w, weight in zip(top, phi)])
         return result
 
     def _model_counts(self, counts):
@@ -173,3 +177,20 @@ def column_sums(counts):
 def binarised(counts):
     """A copy of ``counts`` with every stored count set to 1 (Eq. 3): see ``binary_matrix``."""
     return binary_matrix(counts, dtype=counts.dtype)
+
+
+def _top_columns(row, n):
+    """The ``n`` columns of largest count in a cluster's ``row``, ties by column.
+
+    They are ``np.argsort(-phi, kind="stable")[:n]`` of Eq. 9's weights, found without
+    sorting the whole row: phi is increasing in the count within a cluster, so the words
+    the cluster holds come first, by count, and (when it holds fewer than ``n``) the words
+    it does not hold follow, all tied at ``beta``'s share, in column order. A cluster
+    holds a few hundred of the vocabulary's thousands of words, so only those are sorted
+    (topic quality asks for top words after every run; ``benchmarks/README.md``).
+    """
+    held = np.flatnonzero(row)
+    top = held[np.argsort(-row[held], kind="stable")][:n]
+    if top.size < n:
+        top = np.concatenate([top, np.flatnonzero(row == 0)[:n - top.size]])
+    return top

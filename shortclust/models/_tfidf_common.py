@@ -79,10 +79,14 @@ class CentroidMixin(TfidfMixin):
 
     Their input follows :func:`unit_vectors`: word counts (a Corpus or an integer matrix)
     are weighted by TF-IDF, document vectors (a float matrix) are only l2-normalised.
-    ``predict`` uses the scikit-learn estimator and, for counts, the ``TfidfTransformer``
-    that :meth:`_store_centroids` keeps in ``_estimator`` and ``_transformer`` (None when
-    fitted on vectors).
+    ``predict`` assigns the nearest centroid (``cluster_centers_``) and, for counts, weights
+    them with the ``TfidfTransformer`` that :meth:`_store_centroids` keeps in
+    ``_transformer`` (None when fitted on vectors); a loaded model rebuilds it from
+    ``idf_`` (:meth:`_restore_fitted`), so it predicts as the fitted one.
     """
+
+    _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "cluster_centers_",
+                          "inertia_", "idf_", "n_features_in_")
 
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):
@@ -114,14 +118,14 @@ class CentroidMixin(TfidfMixin):
                     f"X has {vectors.shape[1]} columns but the model was fitted on document "
                     f"vectors of {self.n_features_in_}: use the same representation"
                 )
-        return self._estimator.predict(vectors).astype(np.int64)
+        return nearest_centre(vectors, self.cluster_centers_)
 
     def top_words(self, n=10, vocabulary=None):
         """Words of highest weight in each centroid, heaviest first.
 
         As :meth:`TfidfMixin.top_words`; a model fitted on document vectors has no
-        vocabulary of its own, so ``vocabulary`` (one word per column, e.g. the words of a
-        TF-IDF matrix) is then required.
+        vocabulary of its own (unless a model file gave it one), so ``vocabulary`` (one
+        word per column, e.g. the words of a TF-IDF matrix) is then required.
 
         Raises
         ------
@@ -130,7 +134,7 @@ class CentroidMixin(TfidfMixin):
             and no ``vocabulary`` is given.
         """
         check_is_fitted(self, "labels_")
-        if vocabulary is None and self._transformer is None:
+        if vocabulary is None and self._transformer is None and self.vocabulary_ is None:
             raise ParameterError(
                 "top_words needs a vocabulary for a model fitted on document vectors: pass "
                 "vocabulary= (one word per column), or fit on a Corpus"
@@ -160,7 +164,30 @@ class CentroidMixin(TfidfMixin):
         self.inertia_ = float(estimator.inertia_)
         self.idf_ = transformer.idf_ if transformer is not None else None
         self.n_features_in_ = n_features
-        self._estimator, self._transformer = estimator, transformer
+        self._transformer = transformer
+
+    def _restore_fitted(self):
+        """The TF-IDF transformer of a loaded model, from its fitted ``idf_``."""
+        self._transformer = None if self.idf_ is None else transformer_with_idf(self.idf_)
+
+
+def nearest_centre(vectors, centres):
+    """Index of the nearest of ``centres`` (Euclidean) for each row of ``vectors``, int64.
+
+    scikit-learn's K-means gives ``labels_`` by the same rule, with the final centroids.
+    """
+    from sklearn.metrics import pairwise_distances_argmin
+
+    return pairwise_distances_argmin(vectors, centres).astype(np.int64)
+
+
+def transformer_with_idf(idf):
+    """A ``TfidfTransformer`` (l2 rows) that weights with the given fitted ``idf``."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    transformer = TfidfTransformer(norm="l2")
+    transformer.idf_ = np.asarray(idf, dtype=np.float64)
+    return transformer
 
 
 def unit_vectors(X):

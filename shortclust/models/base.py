@@ -34,7 +34,15 @@ A model file in ``shortclust/models`` defines one public estimator, registered b
    vocabulary=None)`` (one list of ``(word, weight)`` per cluster). Methods it does not
    declare are absent.
 
-:func:`check_declarations` checks points 1-3 and that the declared methods exist,
+5. **``_fitted_attributes``** when it declares ``predict``: the names of the fitted
+   attributes that ``predict``, ``predict_proba`` and ``top_words`` read, ``labels_``
+   included (``vocabulary_`` is kept apart), each a numpy array, a JSON value or a numpy
+   Generator. :mod:`shortclust.models.saving` saves a model as these values and loads it
+   by setting them on a fresh instance, then calling :meth:`ClusteringModel._restore_fitted`
+   (which rebuilds any helper object they imply); the loaded model predicts exactly as the
+   fitted one.
+
+:func:`check_declarations` checks points 1-3 and 5 and that the declared methods exist,
 failing with a one-line :class:`ModelDeclarationError` that names the class and what
 to add; :func:`validate_params` checks a dict of parameters against a class without
 fitting (what ``shortclust.config`` does before any run). ``tests/models/test_contract.py``
@@ -399,6 +407,13 @@ class ClusteringModel(ClusterMixin, BaseEstimator):
             _check_value(rule, params[name], name)
         self._validate_joint_params()
 
+    #: The fitted attributes a saved model keeps (point 5 of the module docstring); a
+    #: model that declares ``predict`` must name them.
+    _fitted_attributes = ()
+
+    def _restore_fitted(self):
+        """Rebuild what the fitted attributes imply, after a load set them (nothing here)."""
+
     def _validate_joint_params(self):
         """Rules linking several parameters; runs after each has passed its own constraint.
 
@@ -436,7 +451,7 @@ def check_declarations(model_class):
         :class:`ClusteringModel`; a hand-written ``_validate_params``; no
         :class:`Capabilities`; no ``_parameter_constraints`` dict; a constructor
         parameter without a constraint, or a constraint for no parameter; a declared
-        capability whose method is missing.
+        capability whose method is missing; ``predict`` without ``_fitted_attributes``.
     """
     name = getattr(model_class, "__name__", repr(model_class))
     if not (isinstance(model_class, type) and issubclass(model_class, ClusteringModel)):
@@ -452,6 +467,7 @@ def check_declarations(model_class):
         )
     _check_capabilities(model_class, name)
     _check_constraints(model_class, name)
+    _check_fitted_attributes(model_class, name)
 
 
 def _check_capabilities(model_class, name):
@@ -502,6 +518,27 @@ def _check_constraints(model_class, name):
                 f"{name}._parameter_constraints[{param!r}] is {rule!r}, not a constraint: "
                 "use one (or a list of alternatives) from shortclust.models.base"
             )
+
+
+def _check_fitted_attributes(model_class, name):
+    attributes = model_class._fitted_attributes
+    well_formed = isinstance(attributes, tuple) and all(
+        isinstance(attribute, str) and attribute.endswith("_") for attribute in attributes)
+    if not well_formed:
+        raise ModelDeclarationError(
+            f"{name}._fitted_attributes is {attributes!r}: make it a tuple of fitted "
+            "attribute names (ending in '_')"
+        )
+    if model_class.capabilities.predict and "labels_" not in attributes:
+        raise ModelDeclarationError(
+            f"{name} declares predict=True but its _fitted_attributes lack labels_: list "
+            "labels_ and every fitted attribute predict reads, so the model can be saved"
+        )
+    if "vocabulary_" in attributes:
+        raise ModelDeclarationError(
+            f"{name}._fitted_attributes lists vocabulary_, which a saved model keeps apart: "
+            "remove it"
+        )
 
 
 def validate_params(model_class, params):

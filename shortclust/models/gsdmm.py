@@ -132,6 +132,8 @@ class GSDMM(DMMMixin, ClusteringModel):
     }
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
                                 predict_proba=True, top_words=True)
+    # random_state_ too: a loaded model's partial_fit continues the fit's generator.
+    _fitted_attributes = DMMMixin._fitted_attributes + ("n_batches_", "random_state_")
 
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):

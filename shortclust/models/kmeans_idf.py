@@ -26,6 +26,7 @@ class KMeansIdf(KMeans):
     # Counts only (as_counts refuses float vectors): the idf weighting is the model's.
     capabilities = Capabilities(input="counts", predict=True, predict_proba=False,
                                 top_words=True)
+    _fitted_attributes = KMeans._fitted_attributes + ("idf_weights_",)
 
     def fit(self, X, y=None, callback=None):
         counts, vocabulary = as_counts(X)

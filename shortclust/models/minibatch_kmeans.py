@@ -80,6 +80,7 @@ class MiniBatchKMeans(CentroidMixin, ClusteringModel):
     }
     capabilities = Capabilities(input="both", predict=True, predict_proba=False,
                                 top_words=True)
+    _fitted_attributes = CentroidMixin._fitted_attributes + ("n_steps_", "batch_size_")
 
     def __init__(self, *, n_clusters=8, batch_fraction=0.01, max_iter=10, n_init=1,
                  random_state=None):

@@ -213,6 +213,8 @@ class NMFClustering(ClusteringModel):
     }
     capabilities = Capabilities(input="counts", predict=True, predict_proba=False,
                                 top_words=True)
+    _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "term_weights_",
+                          "components_", "cluster_sizes_", "objective_", "n_features_in_")
 
     #: A lower bound of the memory a fit allocates (see ClusteringModel.memory_bytes).
     memory_bytes = staticmethod(factors_memory_bytes)

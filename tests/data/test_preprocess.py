@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from shortclust.data.corpus import Corpus
-from shortclust.data.preprocess import PIPELINES, get_pipeline, stop_words, tokenize
+from shortclust.data.preprocess import (PIPELINES, get_pipeline, guess_pipeline, looks_raw,
+                                        stop_words, tokenize)
 from shortclust.errors import DataError
 
 
@@ -21,6 +22,7 @@ def test_pipelines_declare_the_papers_corpus_steps():
     assert (PIPELINES["none"].min_df, PIPELINES["none"].min_doc_words) == (1, 0)
     assert (PIPELINES["gsdmm"].min_df, PIPELINES["gsdmm"].min_doc_words) == (2, 0)
     assert (PIPELINES["ncut"].min_df, PIPELINES["ncut"].min_doc_words) == (6, 4)
+    assert (PIPELINES["basic"].min_df, PIPELINES["basic"].min_doc_words) == (2, 0)
     assert not PIPELINES["none"].cache and PIPELINES["gsdmm"].cache
 
 
@@ -116,3 +118,43 @@ def test_ncut_leaving_nothing_is_an_error(one_line):
 def test_tokenize_keeps_one_list_per_text():
     texts = ["", "the", "apples"]
     assert tokenize(texts, "gsdmm") == [[], [], ["apple"]]
+
+
+# --- basic (raw text, no paper) --------------------------------------------------------------
+
+def test_basic_lowercases_and_drops_addresses_mentions_punctuation_digits_stop_words():
+    text = ("RT @bob: Check https://t.co/xyz and www.x.org, the NEW #Python 3.12 release!!! "
+            "Don't miss it via mail@example.com")
+    assert tokenize([text], "basic") == [["check", "new", "python", "release", "miss"]]
+
+
+def test_basic_keeps_words_of_every_script_and_their_form():
+    # No lemmatising, no Latin-only filter: a user's French, Russian or Japanese stays.
+    assert tokenize(["Cafés à Москва, 東京 & running cars"], "basic") == [
+        ["cafés", "москва", "東京", "running", "cars"]]
+
+
+def test_basic_document_frequency_at_least_two_keeps_every_document():
+    corpus = Corpus.from_texts(["Red apples!", "green APPLES", "@only http://x.y"],
+                               pipeline="basic")
+    assert corpus.vocabulary == ["apples"]
+    assert corpus.n_docs == 3 and corpus.doc_lengths.tolist() == [1, 1, 0]
+
+
+# --- guessing a file's pipeline --------------------------------------------------------------
+
+@pytest.mark.parametrize("text, raw", [
+    ("apple pie recipe", False), ("don't e-mail new_york", False), ("", False),
+    ("Apple pie", True), ("apple, pie", True), ("see www.x.org", True), ("cc @bob", True),
+    ("10 €", True), ("price 10", False),
+])
+def test_looks_raw(text, raw):
+    assert looks_raw(text) is raw
+
+
+def test_guess_pipeline_takes_raw_text_from_five_percent_of_documents():
+    tokenised = ["apple pie"] * 95
+    assert guess_pipeline(tokenised + ["Apple pie"] * 4) == "none"
+    assert guess_pipeline(tokenised + ["Apple pie"] * 5) == "basic"
+    assert guess_pipeline(["", "  "]) == "none"
+    assert guess_pipeline(["Apple", "", "", ""]) == "basic"  # empty documents do not count

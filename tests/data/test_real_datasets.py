@@ -102,3 +102,12 @@ def test_twenty_ng_bydate_gsdmm_vocabulary_is_filtered():
     assert df.min() >= 2
     assert all(2 <= len(w) <= 15 and w == w.lower() for w in corpus.vocabulary)
     assert "the" not in corpus.vocabulary
+
+
+@pytest.mark.parametrize("info", [dataset_param(i) for i in DATASETS])
+def test_a_file_path_guesses_the_pipeline_its_registry_entry_implies(info):
+    """auto on a file takes none for the sets preprocessed upstream, basic for raw text."""
+    from shortclust.data.preprocess import guess_pipeline
+
+    texts = read_documents(DATA_DIR / info.filename).texts
+    assert guess_pipeline(texts) == ("none" if info.preprocessed else "basic")

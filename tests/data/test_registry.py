@@ -19,22 +19,28 @@ README_COUNTS = {
     "MStream-Tweets-T": (30322, 269), "CrisisLexT26": (27933, 26),
 }
 RAW = {"StackOverflow", "20NG-bydate", "20NG-mini", "CrisisLexT26"}
+#: Datasets made of part of another file (Banerjee et al.'s 20 Newsgroups sets).
+DERIVED = {"20NG-news20", "20NG-subset20", "20NG-sim3", "20NG-rel3", "20NG-diff3"}
+FILES = [info for info in DATASETS if info.subset is None]
 
 
 def test_registry_has_every_dataset_with_readme_counts():
-    assert sorted(dataset_names()) == sorted(README_COUNTS)
-    for info in DATASETS:
+    assert sorted(info.name for info in FILES) == sorted(README_COUNTS)
+    assert sorted(set(dataset_names()) - set(README_COUNTS)) == sorted(DERIVED)
+    for info in FILES:
         assert (info.n_docs, info.n_labels) == README_COUNTS[info.name], info.name
 
 
 def test_default_preprocess_follows_raw_or_preprocessed():
-    for info in DATASETS:
+    for info in FILES:
         assert info.preprocessed == (info.name not in RAW), info.name
         assert info.default_preprocess == ("gsdmm" if info.name in RAW else "none"), info.name
+    for name in DERIVED:
+        assert get_info(name).default_preprocess == "newsgroups"
 
 
 def test_registry_metadata_is_one_line_and_filenames_match_names():
-    for info in DATASETS:
+    for info in FILES:
         assert info.filename.split(".")[0] == info.name
         assert info.filename.endswith((".jsonl", ".jsonl.gz"))
         assert "\n" not in info.description and "\n" not in info.source

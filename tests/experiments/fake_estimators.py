@@ -2,9 +2,9 @@
 
 Registered by the ``register_...`` functions below (monkeypatching
 ``shortclust.models._MODELS``): ``fake`` (:class:`FakeClusterer`, by the ``fake_model``
-fixtures), ``fake_counts``, ``fake_stream`` and ``fake_vector_stream``. Each follows the
-model contract of :mod:`shortclust.models.base` (declared constraints and capabilities),
-which the runner relies on and ``tests/models/test_contract.py`` checks.
+fixtures), ``fake_counts``, ``fake_topics``, ``fake_stream`` and ``fake_vector_stream``.
+Each follows the model contract of :mod:`shortclust.models.base` (declared constraints and
+capabilities), which the runner relies on and ``tests/models/test_contract.py`` checks.
 """
 
 import numpy as np
@@ -151,6 +151,37 @@ class FakeVectorStreamClusterer(FakeStreamClusterer):
             )
 
 
+class FakeTopicsClusterer(FakeClusterer):
+    """:class:`FakeClusterer` with ``top_words``: each cluster's words by their count in its
+    documents, ties by column, as a topic model lists them (empty clusters included).
+
+    ``top_words_calls`` (class attribute) counts the calls.
+    """
+
+    capabilities = Capabilities(input="both", predict=False, predict_proba=False,
+                                top_words=True)
+    top_words_calls = 0
+
+    def fit(self, X, y=None, callback=None):
+        import scipy.sparse as sp
+
+        super().fit(X, callback=callback)
+        rows = np.arange(X.shape[0])
+        membership = sp.csr_matrix((np.ones(X.shape[0]), (self.labels_, rows)),
+                                   shape=(self.n_clusters, X.shape[0]))
+        self.cluster_word_counts_ = np.asarray((membership @ sp.csr_matrix(X)).todense())
+        return self
+
+    def top_words(self, n=10, vocabulary=None):
+        type(self).top_words_calls += 1
+        result = []
+        for row in self.cluster_word_counts_:
+            top = np.argsort(-row, kind="stable")[:n]
+            result.append([(vocabulary[w] if vocabulary is not None else int(w), float(row[w]))
+                           for w in top])
+        return result
+
+
 def _register(monkeypatch, name, model_class):
     import shortclust.models as models
 
@@ -172,6 +203,15 @@ def register_fake_counts_model(monkeypatch):
     _register(monkeypatch, "fake_counts", FakeCountsClusterer)
     monkeypatch.setattr(FakeCountsClusterer, "seen", [])
     return FakeCountsClusterer
+
+
+def register_fake_topics_model(monkeypatch):
+    """Register :class:`FakeTopicsClusterer` as model ``fake_topics`` and reset its counters."""
+    _register(monkeypatch, "fake_topics", FakeTopicsClusterer)
+    monkeypatch.setattr(FakeTopicsClusterer, "fit_calls", 0)
+    monkeypatch.setattr(FakeTopicsClusterer, "warm_up_fits", 0)
+    monkeypatch.setattr(FakeTopicsClusterer, "top_words_calls", 0)
+    return FakeTopicsClusterer
 
 
 def register_fake_stream_model(monkeypatch):

@@ -229,7 +229,7 @@ def test_ic_quick_check_regenerates_from_its_records_in_another_directory(tmp_pa
     """The committed hac_sd_ic table, rebuilt by the command line run from elsewhere."""
     records = tmp_path / "r" / "ic" / "records"
     records.mkdir(parents=True)
-    for archive in (REPO / "results" / "ic" / "records").glob("hac_sd_*.json"):
+    for archive in (REPO / "results" / "ic" / "records").glob("*hac_sd_*.json"):
         shutil.copy(archive, records)
     command = [sys.executable, "-m", "shortclust", "reproduce", "ic", "--only", "hac_sd_ic",
                "--no-fit", "--quiet", "--results", "r", "--work-dir", "w"]
@@ -274,6 +274,47 @@ def test_gsdmm_table2_checks_flag_a_gap_and_a_baseline_above_gsdmm():
     lines = table2_checks(pd.DataFrame(rows))
     assert "within 0.015" in lines[0] and "outside 0.015" in lines[1]
     assert "NOT below" in lines[2] and "is below" in lines[0]
+
+
+IC_PAPER = sorted((REPO.parent / "shared" / "papers").glob("004_*.txt"))
+
+
+@pytest.mark.skipif(not IC_PAPER, reason="paper text not beside the checkout")
+def test_gsdpmm_numbers_are_the_ic_papers_gsdpmm_rows_and_it_never_runs_gsdmm():
+    import re
+
+    from shortclust.papers.gsdmm.reported import GSDPMM_REPORTED
+
+    text = IC_PAPER[0].read_text(encoding="utf-8")
+    assert "GSDMM" not in text.replace("GSDPMM", "")  # the IC paper has no GSDMM number
+    # Tables 4 (ACC) and 5 (NMI) list Tweet, GoogleNews-TS, -T, -S; each table's text
+    # follows its caption, and its last row is GSDPMM.
+    order = ["Tweet", "GoogleNews-TS", "GoogleNews-T", "GoogleNews-S"]
+    for table, metric in (("Table 4:", "acc"), ("Table 5:", "nmi")):
+        after = text.split(table)[1]
+        row = next(line for line in after.splitlines() if line.strip().startswith("GSDPMM"))
+        numbers = [float(x) for x in re.findall(r"\d+\.\d+", row)]
+        assert numbers == [v for d in order for v in GSDPMM_REPORTED[d][metric]]
+
+
+def test_gsdmm_figure2_attributes_the_ic_papers_tweet_number_to_gsdpmm(tmp_path):
+    from shortclust.papers.gsdmm.reported import TABLE2_METRICS
+    from shortclust.papers.gsdmm.tables import write_figure2
+
+    def records(level):
+        return [{"seed": s, "n_clusters": 89,
+                 "metrics": {m: level + s / 100 for m in TABLE2_METRICS}} for s in range(3)]
+
+    ours = {"GSDMM": records(0.85), "K-means": records(0.78), "HAC Ward": records(0.77),
+            "HAC average": records(0.80)}
+    job = Reproduction("gsdmm", runs=3, results_dir=tmp_path, work_dir=tmp_path / "w",
+                       quiet=True)
+    write_figure2(job, ours)
+    text = (tmp_path / "gsdmm" / "figure2.md").read_text()
+    assert "does not run GSDMM; on Tweet it reports GSDPMM" in text
+    assert "NMI 86.13 ± 1.91 % (its Table 5)" in text and "(Table 4)" in text
+    assert "same setting" not in text and "0.861" not in text
+    assert (tmp_path / "gsdmm" / "figure2.png").stat().st_size > 0
 
 
 def test_gsdmm_sweep_outputs_from_tables(tmp_path):

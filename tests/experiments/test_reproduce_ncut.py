@@ -1,5 +1,6 @@
 """The Ncut-NMF paper's reproduction: transcription, the claim check, tables (synthetic, fast)."""
 
+import json
 import re
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import scipy.sparse as sp
 
 from shortclust.experiments.reproduce import Reproduction
 from shortclust.models import get_model_class
-from shortclust.papers.ncut import plan, reported, tables, timing
+from shortclust.papers.ncut import claim, plan, reported, tables, timing
 from shortclust.papers.registry import get_paper
 
 REPO = Path(__file__).resolve().parents[2]
@@ -72,30 +73,77 @@ def synthetic_frame(nc_gain=0.05, seed=0):
     return pd.DataFrame(rows)
 
 
+def test_the_claim_is_against_all_five_baselines_of_the_paper():
+    # Section 4.1.2 lists Kmeans+idf, RLSI+idf, RLSI+nc, NMF+01 and NMF+idf as baselines,
+    # and section 4.4 claims NMF+nc beats "all the baselines": RLSI+nc included.
+    assert set(reported.CLAIM_BASELINES) == {"Kmeans+idf", "RLSI+idf", "RLSI+nc", "NMF+01",
+                                             "NMF+idf"}
+    assert "NMF+nc" not in reported.CLAIM_BASELINES
+
+
+@pytest.mark.skipif(not PAPER_TEXT, reason="paper text not beside the checkout")
+def test_the_claim_is_quoted_from_the_paper():
+    text = PAPER_TEXT[0].read_text(encoding="utf-8").replace("“", "").replace("”", "")
+    assert reported.CLAIM in text
+    assert "RLSI+nc" in text.split("4.1.2 Baseline Methods")[1].split("4.2")[0]
+
+
+def hit(frame, dataset, k, metric, method):
+    return ((frame["dataset"] == dataset) & (frame["K"] == k) & (frame["metric"] == metric)
+            & (frame["method"] == method))
+
+
 def test_claim_holds_when_nmf_nc_is_always_above():
-    checks = tables.claim_check(synthetic_frame())
+    checks = claim.claim_check(synthetic_frame())
     assert list(checks["dataset"]) == ["A", "B"] and checks["holds"].all()
-    k_above_3 = sum(k > 3 for k in plan.K_GRID)
-    assert (checks["comparisons"] == k_above_3 * 3 * 4).all()
+    k_above_3 = [k for k in plan.K_GRID if k > 3]
+    assert (checks["comparisons"] == len(k_above_3) * 3 * 5).all()
+    assert (checks["holds_at"] == ", ".join(map(str, k_above_3))).all()
+    assert (checks["fails_at"] == "none").all()
 
 
 def test_claim_fails_on_one_loss_and_names_it():
     frame = synthetic_frame()
-    hit = (frame["dataset"] == "B") & (frame["K"] == 8) & (frame["metric"] == "ari") & (
-        frame["method"] == "RLSI+idf")
-    frame.loc[hit, "mean"] += 1.0
-    checks = tables.claim_check(frame).set_index("dataset")
+    frame.loc[hit(frame, "B", 8, "ari", "RLSI+idf"), "mean"] += 1.0
+    checks = claim.claim_check(frame).set_index("dataset")
     assert checks.loc["A", "holds"] and not checks.loc["B", "holds"]
-    assert checks.loc["B", "lost"] == "RLSI+idf K=8 ARI"
+    assert checks.loc["B", "lost"] == "RLSI+idf ARI at K = 8*"  # 1.0 above, std 0.01
     assert checks.loc["B", "won"] == checks.loc["B", "comparisons"] - 1
+    assert checks.loc["B", "fails_at"] == "8" and "8" not in checks.loc["B", "holds_at"]
 
 
-def test_claim_ignores_small_k_and_rlsi_nc():
+def test_a_loss_to_rlsi_nc_breaks_the_claim():
+    frame = synthetic_frame()
+    frame.loc[hit(frame, "A", 10, "nmi", "RLSI+nc"), "mean"] += 1.0
+    checks = claim.claim_check(frame).set_index("dataset")
+    assert not checks.loc["A", "holds"] and checks.loc["B", "holds"]
+    assert checks.loc["A", "lost"] == "RLSI+nc NMI at K = 10*"
+
+
+def test_claim_ignores_small_k():
     frame = synthetic_frame()
     frame.loc[(frame["K"] <= 3) & (frame["method"] == "NMF+idf"), "mean"] += 1.0
-    frame.loc[frame["method"] == "RLSI+nc", "mean"] += 1.0  # not among the claim's baselines
-    assert tables.claim_check(frame)["holds"].all()
-    assert not tables.claim_check(frame, k_min=0)["holds"].any()
+    assert claim.claim_check(frame)["holds"].all()
+    assert not claim.claim_check(frame, k_min=0)["holds"].any()
+
+
+def test_claim_says_at_which_k_it_holds_and_where_below_each_baseline():
+    frame = synthetic_frame()
+    frame.loc[hit(frame, "B", 6, "nmi", "RLSI+nc"), "mean"] += 0.06  # not significant:
+    frame.loc[hit(frame, "B", 6, "nmi", "RLSI+nc"), "std"] = 0.5     # a wide spread
+    frame.loc[hit(frame, "B", 12, "ari", "NMF+idf"), "mean"] += 1.0
+    checks = claim.claim_check(frame)
+    row = checks.set_index("dataset").loc["B"]
+    assert row["fails_at"] == "6, 12" and row["holds_at"] == "4, 5, 8, 10, 15, 20"
+    assert row["lost"] == "NMF+idf ARI at K = 12*; RLSI+nc NMI at K = 6"
+    lines = claim.claim_lines(checks)
+    assert "the claim holds at K = 4, 5, 8, 10, 15, 20 and fails at K = 6, 12" in lines[1]
+    assert "the claim holds at every K (4, 5, 6, 8, 10, 12, 15, 20)" in lines[0]
+    rows = claim.baseline_rows(claim.comparisons(frame), reported.METRICS)
+    by_key = {(r[0], r[1]): r[2:] for r in rows}
+    assert by_key[("B", "RLSI+nc")] == ["23/24", "-", "6", "-"]
+    assert by_key[("B", "NMF+idf")] == ["23/24", "-", "-", "12*"]
+    assert by_key[("A", "Kmeans+idf")] == ["24/24", "-", "-", "-"]
 
 
 def test_pair_wins_and_worst_share():
@@ -120,9 +168,10 @@ def test_figure_markdown_and_claim_lines_format():
     assert "## A: Purity" in text and "## B: ARI" in text
     assert "| K | NMF+nc | NMF+idf | NMF+01 | RLSI+idf | RLSI+nc | Kmeans+idf |" in text
     assert re.search(r"\| 2 \| 0\.\d{3} ± 0\.010 \|", text)
-    lines = tables.claim_lines(tables.claim_check(frame))
-    assert lines[0].startswith("- A: NMF+nc beats NMF+idf, NMF+01, RLSI+idf, Kmeans+idf in")
-    assert "the claim holds" in lines[0]
+    lines = claim.claim_lines(claim.claim_check(frame))
+    assert lines[0].startswith("- A: NMF+nc is above NMF+idf, NMF+01, RLSI+idf, RLSI+nc, "
+                               "Kmeans+idf in")
+    assert "the claim holds" in lines[0] and "0 losses." in lines[0]
 
 
 def test_stat_rows_mean_and_sample_std():
@@ -166,25 +215,23 @@ def test_table2_write_formats_paper_and_ours(tmp_path):
 
 def test_claim_counts_significant_wins_and_losses_by_welch():
     frame = synthetic_frame()  # NMF+nc 0.05 above, std 0.01, 3 runs: every win significant
-    checks = tables.claim_check(frame).set_index("dataset")
+    checks = claim.claim_check(frame).set_index("dataset")
     assert (checks["won_significant"] == checks["comparisons"]).all()
     assert (checks["lost_significant"] == 0).all()
-    hit = (frame["dataset"] == "B") & (frame["K"] == 8) & (frame["metric"] == "ari") & (
-        frame["method"] == "RLSI+idf")
-    frame.loc[hit, "mean"] += 1.0
+    frame.loc[hit(frame, "B", 8, "ari", "RLSI+idf"), "mean"] += 1.0
     frame.loc[(frame["dataset"] == "A") & (frame["method"] == "NMF+idf"), "std"] = 1.0
-    checks = tables.claim_check(frame).set_index("dataset")
+    checks = claim.claim_check(frame).set_index("dataset")
     assert checks.loc["B", "lost_significant"] == 1
-    per_baseline = checks.loc["A", "comparisons"] // 4
+    per_baseline = checks.loc["A", "comparisons"] // 5
     assert checks.loc["A", "won_significant"] == checks.loc["A", "comparisons"] - per_baseline
 
 
 def test_cells_without_runs_are_not_compared():
     frame = synthetic_frame()
-    full = tables.claim_check(frame).set_index("dataset").loc["A", "comparisons"]
+    full = claim.claim_check(frame).set_index("dataset").loc["A", "comparisons"]
     frame.loc[(frame["dataset"] == "A") & (frame["method"] == "Kmeans+idf"), "mean"] = np.nan
-    checks = tables.claim_check(frame).set_index("dataset")
-    assert checks.loc["A", "comparisons"] == full - full // 4
+    checks = claim.claim_check(frame).set_index("dataset")
+    assert checks.loc["A", "comparisons"] == full - full // 5
     assert checks.loc["A", "holds"]
 
 
@@ -216,3 +263,60 @@ def test_fit_times_go_to_the_timing_file_one_item_at_a_time(tmp_path):
     assert frame.set_index("item").loc["true_k", ["runs", "fit_seconds_sum"]].tolist() == [1, 4.0]
     text = (tmp_path / "ncut" / "timing.md").read_text()
     assert "| figure3 | A | NMF+nc | 1 | 2.00 ± 0.00 | 2.0 |" in text
+
+
+def true_k_frame(gaps: dict[str, dict[str, float]], std: float = 0.01) -> pd.DataFrame:
+    """Stat rows at one K per dataset: every method at 0.5, NMF+nc at 0.6, but ``gaps``
+    (``{dataset: {method: mean}}``) overriding a method's mean on every metric."""
+    rows = []
+    for dataset, means in gaps.items():
+        for method in reported.METHODS:
+            for metric in reported.METRICS:
+                mean = means.get(method, 0.6 if method == "NMF+nc" else 0.5)
+                rows.append({"dataset": dataset, "K": 8, "method": method, "metric": metric,
+                             "runs": 10, "mean": mean, "std": std})
+    return pd.DataFrame(rows)
+
+
+def test_true_k_findings_say_which_baseline_wins_by_how_much_and_whether_by_noise():
+    frame = true_k_frame({"Noise": {"RLSI+idf": 0.61}, "Factor": {"RLSI+nc": 0.7},
+                          "Weights": {"NMF+idf": 0.7}, "Fine": {}})
+    frame.loc[frame["dataset"] == "Noise", "std"] = 0.2  # a 0.01 gap within the spread
+    data = {d: {"docs": 1000, "words": 300, "classes": 8} for d in frame["dataset"].unique()}
+    text = "\n".join(claim.true_k_findings(frame, data))
+    assert "- Noise (1,000 documents, 300 words, 8 classes, 125.0 documents per class): " \
+           "NMF+nc is below RLSI+idf on Purity by 0.010 (p = 0.912)" in text
+    assert "Every loss is within noise (no Welch p < 0.05; the largest gap 0.010)." in text
+    assert "are to RLSI+nc only, which uses the same Ncut weights: what separates them " \
+           "here is the factorization" in text
+    assert "(up to 0.100) to NMF+idf: here NMF with Ncut weights is behind" in text
+    assert "- Fine (" not in text  # no loss, nothing to explain
+    assert "| Factor | 1,000 | 300 | 8 | 125.0 | +0.100 (p < 0.001) | -0.100 (p < 0.001) | no |" \
+        in text
+
+
+def test_true_k_findings_set_a_nested_set_beside_the_set_it_is_cut_from():
+    frame = true_k_frame({"SearchSnippets": {}, "SearchSnippets-test": {"NMF+idf": 0.7}})
+    data = {"SearchSnippets": {"docs": 12000, "words": 3000, "classes": 8},
+            "SearchSnippets-test": {"docs": 2000, "words": 900, "classes": 8}}
+    text = "\n".join(claim.true_k_findings(frame, data))
+    assert "- SearchSnippets-test is the first 2,280 lines of SearchSnippets" in text
+    assert "NMF+nc - NMF+idf in NMI is +0.100 (p < 0.001) on SearchSnippets (12,000 " \
+           "documents" in text and "-0.100 (p < 0.001) on SearchSnippets-test (2,000" in text
+    del data["SearchSnippets"]
+    assert "first 2,280 lines" not in "\n".join(claim.true_k_findings(frame, data))
+
+
+def test_nested_sets_are_the_first_lines_of_the_set_they_are_cut_from():
+    from shortclust.data.registry import dataset_path, dataset_present, get_info
+
+    for part, whole in claim.NESTED_SETS.items():
+        if not (dataset_present(part) and dataset_present(whole)):
+            pytest.skip("datasets not in the data directory")
+        def documents(name):  # the whole set's lines also carry a "split" key
+            return [(d["text"], d["label"]) for d in map(
+                json.loads, dataset_path(name).read_text(encoding="utf-8").splitlines())]
+
+        head, lines = documents(whole), documents(part)
+        assert len(lines) == get_info(part).n_docs < len(head)
+        assert lines == head[:len(lines)]

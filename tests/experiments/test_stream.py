@@ -181,6 +181,18 @@ def test_partial_iter_from_the_stream_section_reaches_the_model(tmp_path):
     assert [b["n_iter"] for b in record["batches"]] == [5, 0, 0]
 
 
+def test_a_hybrid_model_gets_the_streams_length_and_its_offline_steps(tmp_path):
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 4}, runs=1)
+    model = ("model={name: movmf, params: {n_clusters: 3, offline_every: 0.5}}")
+    record = run(path, model, "representation=tfidf").records[0]
+    assert record["params"]["stream_length"] == N_DOCS
+    given = run(path, model, "representation=tfidf", "model.params.stream_length=20",
+                "output=" + str(tmp_path / "given")).records[0]
+    assert given["params"]["stream_length"] == 20  # a value the config gives is kept
+    with pytest.raises(ConfigError, match="offline_every needs stream_length .* add a stream"):
+        run(path, model, "representation=tfidf", "stream=null")
+
+
 def test_resume_skips_finished_seeds(tmp_path):
     path = write_stream_config(tmp_path, {"batch_by": "count", "batch_size": 10})
     run(path, "runs=2")

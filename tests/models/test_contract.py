@@ -2,13 +2,15 @@
 
 In the spirit of scikit-learn's ``check_estimator`` and river's generic estimator checks:
 every test is parametrised over ``shortclust.models.model_names()``, so a new registration
-is checked without touching this file, and over the harness's fake models
+is checked without touching this file (a model with ``predict`` is also saved to a model
+file and loaded, and must predict as before), and over the harness's fake models
 (``tests/experiments/fake_estimators.py``), which the runner tests rely on to follow the
 same contract. Fits use a 12-document corpus in three topics, one document empty, with
 small ``n_clusters`` and iteration counts.
 """
 
 import inspect
+import json
 import sys
 
 import numpy as np
@@ -22,8 +24,10 @@ from shortclust.config import ModelSpec, check_model_params
 from shortclust.data.corpus import count_matrix
 from shortclust.errors import ConfigError, ParameterError
 from shortclust.models import _MODELS, get_model_class, model_names
+from shortclust.experiments.model_files import load_model, save_model
 from shortclust.models.base import (Capabilities, ModelDeclarationError, check_declarations,
                                     validate_params)
+from shortclust.models.state import fitted_state
 
 FAKES = {
     "fake": fakes.register_fake_model,
@@ -246,6 +250,75 @@ def test_top_words_where_declared(model_class):
     for words in top:
         assert 1 <= len(words) <= 2
         assert all(word in VOCABULARY and isinstance(weight, float) for word, weight in words)
+
+
+# --- saved models: the fitted state round-trips -----------------------------------------------
+
+def saved_and_loaded(model_name, model, tmp_path):
+    """``model`` through its fitted state and a model file, and back."""
+    state = fitted_state(model)
+    path = save_model(tmp_path / "model.zip", model_name, model.get_params(), state,
+                      vocabulary=VOCABULARY)
+    return load_model(path).model
+
+
+def test_fitted_state_is_plain_json_and_numeric_arrays(model_class):
+    model = fitted(model_class)
+    if not model_class.capabilities.predict:
+        return  # nothing to save: no predict, no new texts to assign
+    values, arrays = fitted_state(model)
+    json.dumps(values, allow_nan=False)  # plain JSON, no pickled object
+    assert set(values) | set(arrays) == set(model_class._fitted_attributes)
+    assert all(isinstance(array, np.ndarray) and not array.dtype.hasobject
+               for array in arrays.values())
+
+
+@pytest.mark.parametrize("kind", ["counts", "vectors"])
+def test_a_loaded_model_predicts_as_the_fitted_one(model_name, model_class, kind, tmp_path):
+    if not model_class.capabilities.predict or kind not in kinds(model_class):
+        return
+    model = make(model_class, random_state=0).fit(data(kind), **extras(model_class))
+    loaded = saved_and_loaded(model_name, model, tmp_path)
+    assert type(loaded) is model_class and loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.labels_, model.labels_)
+    # New documents: the corpus's rows in another order, and noise over its words.
+    new = data(kind)[::-1]
+    noise = NOISE_COUNTS[:, :len(VOCABULARY)]
+    others = [new, noise if kind == "counts" else TfidfTransformer().fit_transform(noise)]
+    for X in others:
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+        if model_class.capabilities.predict_proba:
+            np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    if model_class.capabilities.top_words:
+        assert loaded.top_words(3) == model.top_words(3, vocabulary=VOCABULARY)
+
+
+def test_a_loaded_incremental_model_continues_as_the_fitted_one(model_name, model_class,
+                                                                tmp_path):
+    if not (model_class.capabilities.predict and model_class.capabilities.incremental):
+        return
+    X = data(kinds(model_class)[0])
+    model = make(model_class, random_state=3).partial_fit(X[:6])
+    loaded = saved_and_loaded(model_name, model, tmp_path)
+    np.testing.assert_array_equal(loaded.partial_fit(X[6:]).labels_,
+                                  model.partial_fit(X[6:]).labels_)
+
+
+def test_predict_without_saved_labels_is_refused():
+    class Unsaveable(fakes.FakeClusterer):
+        capabilities = Capabilities(input="both", predict=True, predict_proba=False,
+                                    top_words=False)
+        _fitted_attributes = ("n_clusters_",)
+
+        def predict(self, X):
+            return np.zeros(X.shape[0], dtype=np.int64)
+
+    with pytest.raises(ModelDeclarationError, match="Unsaveable declares predict=True but its "
+                                                    "_fitted_attributes lack labels_"):
+        check_declarations(Unsaveable)
+    Unsaveable._fitted_attributes = ("labels_", "vocabulary_")
+    with pytest.raises(ModelDeclarationError, match="lists vocabulary_"):
+        check_declarations(Unsaveable)
 
 
 # --- a class missing its declarations -------------------------------------------------------

@@ -305,6 +305,21 @@ def test_top_words_follow_eq9():
         assert top[0] == (vocabulary[best], pytest.approx(phi))
 
 
+
+def test_top_words_rank_like_a_full_stable_sort_of_phi():
+    """Small clusters hold fewer words than asked: the rest tie at beta's share, in column
+    order, exactly as a stable sort of every word's Eq. 9 weight lists them."""
+    X, _ = planted_corpus(seed=5)
+    model = GSDMM(n_clusters=12, max_iter=3, random_state=1).fit(X)
+    counts = model.cluster_word_counts_
+    phi = (counts + model.beta) / (counts.sum(axis=1, keepdims=True)
+                                   + X.shape[1] * model.beta)
+    n = int((counts > 0).sum(axis=1).min()) + 3  # more than the smallest cluster holds
+    for top, row in zip(model.top_words(n), phi):
+        expected = np.argsort(-row, kind="stable")[:n]
+        assert [word for word, _ in top] == expected.tolist()
+        assert [weight for _, weight in top] == row[expected].tolist()
+
 def load_real(data_dir, name):
     from shortclust.data import load_corpus
 

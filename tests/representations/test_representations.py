@@ -1,5 +1,6 @@
 """Representations: TF-IDF, averaged word vectors from GloVe text, sentence embeddings, cache."""
 
+import json
 import sys
 
 import numpy as np
@@ -109,6 +110,98 @@ def test_sentence_embeddings_use_the_encoder():
     vectors = embed_sentences(["ab", ""], encoder=FakeEncoder())
     np.testing.assert_array_equal(vectors, [[2, 1], [0, 1]])
     assert vectors.dtype == np.float32
+
+
+class RecordingEncoder:
+    """Embeds a text as (its length, its first character's code), l2-normalised, and
+    records the texts of every call."""
+
+    def __init__(self):
+        self.calls = []
+
+    def encode(self, texts, **options):
+        assert options["normalize_embeddings"] and not options["show_progress_bar"]
+        self.calls.append(list(texts))
+        vectors = np.array([[len(t), ord(t[0]) if t else 0] for t in texts], dtype=float)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1, norms)
+
+
+TEXTS = ["a short one", "", "the longest text of them all", "mid length", "xyz", "tiny"]
+
+
+def test_sentences_are_embedded_longest_first_in_batches_and_returned_in_order():
+    encoder = RecordingEncoder()
+    vectors = embed_sentences(TEXTS, batch_size=4, encoder=encoder)
+    assert [len(call) for call in encoder.calls] == [4, 2]
+    lengths = [len(text) for call in encoder.calls for text in call]
+    assert lengths == sorted(lengths, reverse=True)
+    np.testing.assert_allclose(vectors, RecordingEncoder().encode(TEXTS, normalize_embeddings=True,
+                                                                  show_progress_bar=False),
+                               rtol=1e-6)
+    assert vectors.dtype == np.float32 and vectors.flags.c_contiguous
+
+
+def test_embedding_shows_documents_per_second_unless_asked_not_to():
+    from io import StringIO
+
+    from rich.console import Console
+
+    out = StringIO()
+    embed_sentences(TEXTS, batch_size=2, encoder=RecordingEncoder(), progress=True,
+                    console=Console(file=out, width=120))
+    shown = out.getvalue()
+    assert "sentence embeddings" in shown and "6/6" in shown and "docs/s" in shown
+    quiet = StringIO()
+    embed_sentences(TEXTS, encoder=RecordingEncoder(), console=Console(file=quiet))
+    assert quiet.getvalue() == ""
+
+
+def test_the_embedding_cache_is_keyed_on_the_texts_embedded(tmp_path, monkeypatch):
+    import dataclasses
+
+    import shortclust.representations.sentence as sentence
+
+    encoder = RecordingEncoder()
+    monkeypatch.setattr(sentence, "load_encoder", lambda: encoder)
+    source = tmp_path / "docs.jsonl"
+    source.write_text("".join(json.dumps({"text": t or "-", "label": "a"}) + "\n"
+                              for t in TEXTS))
+    corpus = load_corpus(source, preprocess="none")
+    spec = RepresentationSpec(name="sentence_embeddings")
+    first = build_representation(corpus, spec)
+    assert len(encoder.calls) == 1  # one batch of 64
+    # Another preprocessing of the same texts embeds the same raw texts: a cache hit.
+    other = dataclasses.replace(corpus, preprocess="gsdmm")
+    assert cache_key(other, spec) == cache_key(corpus, spec)
+    np.testing.assert_array_equal(build_representation(other, spec), first)
+    assert len(encoder.calls) == 1
+    # Other documents (a subset) are other texts: a new entry.
+    assert cache_key(corpus.subset([0, 2]), spec) != cache_key(corpus, spec)
+    build_representation(corpus.subset([0, 2]), spec)
+    assert len(encoder.calls) == 2
+
+
+def test_a_run_on_sentence_embeddings_shows_their_progress(tmp_path, monkeypatch):
+    from io import StringIO
+
+    from rich.console import Console
+
+    import shortclust.representations.sentence as sentence
+    from shortclust.experiments.runner import run_experiment
+    from tests.experiments.fake_estimators import register_fake_model
+
+    register_fake_model(monkeypatch)
+    monkeypatch.setattr(sentence, "load_encoder", RecordingEncoder)
+    path = write_config(tmp_path, {"name": "sentence_embeddings"})
+    config = load_config(path, ["model.name=fake", "model.params={n_clusters: 2}", "runs=1"])
+    out = StringIO()
+    run_experiment(config, console=Console(file=out, width=120))
+    assert "sentence embeddings" in out.getvalue() and "docs/s" in out.getvalue()
+    quiet = StringIO()
+    monkeypatch.setenv("SHORTCLUST_CACHE", str(tmp_path / "other-cache"))  # embed again
+    run_experiment(config, quiet=True, console=Console(file=quiet))
+    assert quiet.getvalue() == ""
 
 
 def test_missing_embeddings_extra_is_a_config_error(monkeypatch):

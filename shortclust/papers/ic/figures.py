@@ -106,10 +106,17 @@ def write_figure(job, name: str, panels: dict[str, dict[str, pd.DataFrame]],
 
 
 def draw_figure(panels: dict[str, dict[str, pd.DataFrame]], path, number: str) -> None:
-    """ACC and purity against the swept P of each panel, the paper's best value starred."""
-    from shortclust.experiments.plots import Curve, draw_curves, panel_figure, save_figure
+    """ACC and purity against the swept P of each panel, the paper's best value starred.
+
+    The title names the figure, the metrics and the runs behind each point; the y axis
+    is ACC and purity in percent (the paper's 'accuracy' is the authors' purity).
+    """
+    from shortclust.experiments.plots import (
+        Curve, draw_curves, figure_legend, panel_figure, save_figure, spread_text,
+    )
 
     figure, axes = panel_figure(len(panels), columns=2, size=5.0)
+    runs = [r for frames in panels.values() for frame in frames.values() for r in frame["runs"]]
     for axis, (panel, frames) in zip(axes, panels.items()):
         title, x = PANEL_TITLES[panel]
         curves = []
@@ -121,16 +128,15 @@ def draw_figure(panels: dict[str, dict[str, pd.DataFrame]], path, number: str) -
             curves.append(Curve(list(frame["x"]), list(frame["purity_mean"]),
                                 list(frame["purity_std"]), f"{short} purity",
                                 {"color": color, "linestyle": "--"}))
-        draw_curves(axis, curves, x, "percent",
-                    f"Figure {panel[len('figure'):]}: {title}")
+        draw_curves(axis, curves, x, "ACC and purity (%)",
+                    f"Figure {panel[len('figure'):]}: {title}", legend=None)
         for i, dataset in enumerate(frames):
             paper_x, paper_acc = FIGURE_PAPER[panel][dataset]
             axis.plot([paper_x], [paper_acc], marker="*", markersize=11, color=f"C{i}",
                       linestyle="none",
                       label=f"{DATASETS[dataset][0]} paper best" if i < 2 else None)
-        if axis.get_legend() is not None:
-            axis.get_legend().remove()
-    handles, labels = axes[0].get_legend_handles_labels()
-    if handles:
-        figure.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
+    figure_legend(figure, axes[0])
+    figure.suptitle(f"IC paper, Appendix Figure {number}: ACC and purity of IC on k-means "
+                    f"against P\n({spread_text(runs)}; star: the paper's best accuracy)",
+                    fontsize=10)
     save_figure(figure, path)

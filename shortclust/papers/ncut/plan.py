@@ -46,7 +46,13 @@ def load_ncut_corpus(dataset: str, data_dir=None):
 
 def true_k(dataset: str, data_dir=None) -> int:
     """Classes left after the paper's preprocessing."""
-    return int(len(set(load_ncut_corpus(dataset, data_dir).labels)))
+    return corpus_stats(load_ncut_corpus(dataset, data_dir))["classes"]
+
+
+def corpus_stats(corpus) -> dict[str, int]:
+    """Documents, words (vocabulary) and classes of a corpus after the preprocessing."""
+    n_docs, n_words = corpus.counts.shape
+    return {"docs": int(n_docs), "words": int(n_words), "classes": len(set(corpus.labels))}
 
 
 def present(job, datasets) -> list[str]:
@@ -109,14 +115,15 @@ def figure3(job) -> None:
 def true_k_table(job) -> None:
     """Every method at the true K on every labelled dataset present (mean ± std)."""
     datasets = present(job, TRUE_K_SETS)
-    results = {}
+    results, data = {}, {}
     for dataset in datasets:
-        k = true_k(dataset, job.data_dir)
+        data[dataset] = corpus_stats(load_ncut_corpus(dataset, job.data_dir))
+        k = data[dataset]["classes"]
         results[(dataset, k)] = {
             method: job.run(config_path(method), f"{config}_{dataset}", dataset,
                             [f"model.params.n_clusters={k}"])
             for method, config in METHOD_CONFIGS.items()}
-    tables.write_true_k(job, results, [d for d in TRUE_K_SETS if d not in datasets])
+    tables.write_true_k(job, results, [d for d in TRUE_K_SETS if d not in datasets], data)
     _fit_times(job, "true_k", {(dataset, method): records
                                for (dataset, _), by_method in results.items()
                                for method, records in by_method.items()})
