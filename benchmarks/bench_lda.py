@@ -7,12 +7,11 @@ Usage::
     python benchmarks/bench_lda.py --repeats 0 --nmi-seeds 0,1 --nmi-iters 1000
     python benchmarks/bench_lda.py --repeats 0 --stream-seeds 0,1 --nmi-iters 1000
 
-Every engine samples the same tokens: 20NG-bydate with its header block dropped (the text
-after the first blank line), the GSDMM pipeline (lowercase, Latin letters, stop words,
-lemmas, tokens of 2 to 15 letters), then the words in at least ``--min-df`` documents and
-at most ``--max-df`` of them (the SDM 2007 paper removed "very high-frequency and
-low-frequency words"; its news-20 had 25,936 words). Same K, alpha = 50 / K, beta = 0.1,
-one core each.
+Every engine samples the same tokens: by default ``20NG-news20``, the SDM 2007 paper's
+news-20 (all 18,846 posts of 20NG-bydate) through the registry's ``newsgroups`` pipeline
+(headers dropped, lowercase, Latin letters, stop words, tokens of 2 to 15 letters, words
+in at least 2 documents and at most 15% of them); ``--dataset`` and ``--preprocess``
+choose others. Same K, alpha = 50 / K, beta = 0.1, one core each.
 
 Each repeat fits every engine afresh, one after the other (ours, tomotopy, lda, ours,
 ...), so a background load slows them alike and the ratios stay fair; the figure is
@@ -35,7 +34,6 @@ line printed is one JSON object.
 """
 
 import argparse
-import gzip
 import json
 import logging
 import os
@@ -50,8 +48,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 
 import numpy as np  # noqa: E402
 
-from shortclust.data.corpus import Corpus  # noqa: E402
-from shortclust.data.registry import resolve_data_dir  # noqa: E402
+from shortclust.data import load_corpus  # noqa: E402
 from shortclust.models.lda import LDA  # noqa: E402
 
 PEERS = ("tomotopy", "lda")
@@ -65,8 +62,8 @@ def parse_args(argv):
     parser.add_argument("--repeats", type=int, default=3, help="timed fits per engine")
     parser.add_argument("--peers", default="tomotopy,lda",
                         help="comma list of tomotopy, lda; or none")
-    parser.add_argument("--min-df", type=int, default=3)
-    parser.add_argument("--max-df", type=float, default=0.2, help="fraction of documents")
+    parser.add_argument("--dataset", default="20NG-news20", help="registry name or file path")
+    parser.add_argument("--preprocess", default="auto", help="pipeline (auto: the registry's)")
     parser.add_argument("--nmi-seeds", default="", help="comma list of seeds for NMI fits")
     parser.add_argument("--nmi-iters", type=int, default=1000)
     parser.add_argument("--stream-seeds", default="",
@@ -84,23 +81,6 @@ def parse_args(argv):
     if unknown:
         parser.error(f"unknown peer(s) {', '.join(unknown)}: choose from {', '.join(PEERS)}")
     return args
-
-
-def news20(data_dir, min_df, max_df):
-    """20NG-bydate bodies through the GSDMM pipeline, words filtered by document frequency."""
-    path = resolve_data_dir(data_dir) / "20NG-bydate.jsonl.gz"
-    texts, labels = [], []
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        for line in lines:
-            record = json.loads(line)
-            _, blank, body = record["text"].partition("\n\n")
-            texts.append(body if blank else record["text"])
-            labels.append(record["label"])
-    corpus = Corpus.from_texts(texts, labels, pipeline="gsdmm", name="20NG-bydate")
-    counts = corpus.counts
-    df = np.bincount(counts.indices, minlength=counts.shape[1])
-    keep = np.flatnonzero((df >= min_df) & (df <= max_df * counts.shape[0]))
-    return counts[:, keep].tocsr(), [corpus.vocabulary[i] for i in keep], corpus.labels
 
 
 def clocks():
@@ -234,19 +214,18 @@ def main(argv=None):
     global VOCABULARY
     args = parse_args(argv)
     started = time.perf_counter()
-    counts, VOCABULARY, labels = news20(args.data_dir, args.min_df, args.max_df)
+    corpus = load_corpus(args.dataset, preprocess=args.preprocess, data_dir=args.data_dir)
+    counts, VOCABULARY, labels = corpus.counts, corpus.vocabulary, corpus.labels
     lengths = np.asarray(counts.sum(axis=1)).ravel()
-    print(f"20NG-bydate: {counts.shape[0]} documents ({int(np.sum(lengths == 0))} empty), "
-          f"{counts.shape[1]} words, {int(lengths.sum())} tokens; prepared in "
-          f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+    print(f"{corpus.name} ({corpus.preprocess}): {counts.shape[0]} documents "
+          f"({int(np.sum(lengths == 0))} empty), {counts.shape[1]} words, {int(lengths.sum())} "
+          f"tokens; loaded in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     LDA(n_clusters=args.k, max_iter=2, partial_iter=1, random_state=0).fit(
         counts[:200]).partial_fit(counts[200:300])  # compile (or load) every kernel
-    result = {"benchmark": "lda_gibbs_sampling", "dataset": "20NG-bydate", "k": args.k,
+    result = {"benchmark": "lda_gibbs_sampling", "dataset": corpus.name, "k": args.k,
               "iters": args.iters, "repeats": args.repeats,
               "docs": int(counts.shape[0]), "words": int(counts.shape[1]),
-              "preprocessing": f"headers dropped, gsdmm pipeline, min_df {args.min_df}, "
-                               f"max_df {args.max_df}",
-              "load_before": round(os.getloadavg()[0], 2)}
+              "preprocessing": corpus.preprocess, "load_before": round(os.getloadavg()[0], 2)}
     if args.repeats:
         result.update(speed(counts, VOCABULARY, args))
     if args.nmi_seeds:

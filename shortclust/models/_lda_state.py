@@ -113,14 +113,35 @@ class GibbsState:
     makes every table that of the current topics of all tokens again.
     """
 
-    def __init__(self, tokens, z, n_words, n_topics):
+    def __init__(self, tokens, z, n_words, n_topics, complete=True):
         self._ptr, self._words, self._z = Growable(tokens.ptr), Growable(tokens.words), \
             Growable(z)
         self.n_wk = np.zeros((n_words, n_topics), dtype=np.int32)
         self.n_k = np.zeros(n_topics, dtype=np.int32)
         self.phi_w = self.phi_total = None
         self.scratch = (np.empty(n_topics), np.empty(n_topics))
+        #: Whether every token behind the counts is here (not so for a loaded model).
+        self.complete = complete
         self.rebuild()
+
+    @classmethod
+    def from_topics(cls, topic_word, topic_totals):
+        """A state holding the counts of a saved model and no tokens (``complete`` False).
+
+        ``topic_word`` is topics x words: int32 counts of a Gibbs sample, or float64
+        counts with streamed expected assignments (which become ``phi_w``).
+        """
+        n_topics, n_words = topic_word.shape
+        state = cls(Tokens(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)),
+                    np.zeros(0, dtype=np.int32), n_words, n_topics, complete=False)
+        if topic_word.dtype == np.int32:
+            state.n_wk[:] = topic_word.T
+            state.n_k[:] = topic_totals
+        else:
+            # A copy: the saved array may be a live view of another model's counts.
+            state.phi_w = np.array(topic_word.T, dtype=np.float64, order="C")
+            state.phi_total = np.array(topic_totals, dtype=np.float64)
+        return state
 
     @classmethod
     def initial(cls, tokens, n_words, n_topics, rng):
@@ -173,7 +194,10 @@ class GibbsState:
         self._z.extend(z)
 
     def rebuild(self):
-        """Every table from the current topics of all tokens; the float estimate dropped."""
+        """Every table from the current topics of all tokens; the float estimate dropped.
+
+        Only for a complete state: a loaded model's counts have no tokens behind them.
+        """
         tokens = self.tokens
         self.n_dk = np.zeros((tokens.n_docs, self.n_topics), dtype=np.int32)
         kernels.build_counts(tokens.ptr, tokens.words, self.z, self.n_dk, self.n_wk,

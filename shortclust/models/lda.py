@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models._hybrid import HYBRID_CONSTRAINTS, HybridStreamMixin
 from shortclust.models._lda_state import GibbsState, Growable, Tokens, fold_in
 from shortclust.models._validation import as_counts, same_columns
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, NoneOr, Real,
@@ -15,7 +16,7 @@ from shortclust.models.base import (Capabilities, ClusteringModel, Integer, None
 __all__ = ["LDA"]
 
 
-class LDA(ClusteringModel):
+class LDA(HybridStreamMixin, ClusteringModel):
     """Latent Dirichlet Allocation by collapsed Gibbs sampling, as a document clustering.
 
     Each token's topic is re-sampled in turn from its full conditional (Griffiths &
@@ -47,6 +48,12 @@ class LDA(ClusteringModel):
         Gibbs sweeps over each new document's tokens, the topics held fixed, after the
         tokens are first placed: in :meth:`partial_fit` (incremental LDA) and when
         folding in documents for :meth:`predict` and :meth:`predict_proba`.
+    offline_every : float in (0, 1] or None, default=None
+        Hybrid scheme (section 3.4): the fraction of the stream between OFFLINE steps, each
+        one Gibbs sweep over every document seen; None is the plain incremental LDA.
+    stream_length : int or None, default=None
+        Hybrid scheme: documents in the whole stream (needed with ``offline_every``; a
+        stream experiment fills it in).
     random_state : int, numpy.random.Generator or None, default=None
         Seed of the initial topics and of every draw. Same seed, same labels.
 
@@ -58,8 +65,12 @@ class LDA(ClusteringModel):
     n_clusters_ : int
         Distinct labels.
     n_iter_ : int
-        Sweeps run by the last call: over the corpus for ``fit`` and
-        :meth:`batch_step`, over each new document for :meth:`partial_fit`.
+        ``max_iter`` after ``fit``; after a later :meth:`partial_fit`, 1 for its STREAM
+        pass plus its OFFLINE steps.
+    n_seen_ : int
+        Documents seen.
+    offline_at_ : list of int
+        Documents seen when each OFFLINE step ran.
     n_batches_ : int
         Calls that added documents: 1 after ``fit``, one more per :meth:`partial_fit`.
     doc_topic_ : ndarray of shape (n_documents, n_clusters)
@@ -68,14 +79,17 @@ class LDA(ClusteringModel):
         Word distribution phi of each topic (Eq. 6), rows summing to 1.
     topic_word_counts_ : ndarray of shape (n_clusters, n_features_in_)
         Tokens of each word assigned to each topic: int32 from a Gibbs sample; float64
-        after :meth:`partial_fit`, which adds expected assignments.
+        after :meth:`partial_fit`, which adds expected assignments. A view of the
+        model's live counts, which change as it learns: copy it to keep it.
+    topic_totals_ : ndarray of shape (n_clusters,)
+        Tokens assigned to each topic (the row sums of ``topic_word_counts_``), live too.
     n_moved_history_ : list of int
-        Tokens whose topic changed in each sweep of the last ``fit`` or ``batch_step``.
+        Tokens whose topic changed in each sweep of the last ``fit`` or OFFLINE step.
     sample_seconds_ : float
         Wall time of the sampling of the last call (random draws included; the
         tokens' layout and the initial counts excluded).
     random_state_ : numpy.random.Generator
-        The generator of the fit, continued by :meth:`partial_fit` and :meth:`batch_step`.
+        The generator of the fit, continued by :meth:`partial_fit`.
     n_features_in_ : int
         Vocabulary size V.
     vocabulary_ : list of str or None
@@ -92,8 +106,12 @@ class LDA(ClusteringModel):
     topic counts (the conditional above with phi fixed), and phi's counts then grow by
     the document's *expected* assignments (each token's conditional distribution over the
     topics), so the next document sees the updated estimate. Earlier documents never move.
-    :meth:`batch_step` is the OFFLINE phase of the hybrid scheme (section 3.4): Gibbs
-    sweeps over every document seen so far, from the tokens' current topics.
+    With ``offline_every`` and ``stream_length`` it is the hybrid scheme of section 3.4
+    (``_hybrid``): at each scheduled point of the stream, an OFFLINE step, one collapsed
+    Gibbs sweep over every document seen so far from its tokens' current topics, the
+    counts first rebuilt from those topics. A model loaded from a file keeps its topics,
+    not its tokens: it predicts and streams on exactly as the saved one would, without
+    OFFLINE steps.
 
     :meth:`predict` and :meth:`predict_proba` **fold new documents in**: each is sampled
     as in :meth:`partial_fit` (``partial_iter`` Gibbs sweeps over its tokens with phi
@@ -123,10 +141,17 @@ class LDA(ClusteringModel):
         "beta": Real(0.0, inclusive=False),
         "max_iter": Integer(1),
         "partial_iter": Integer(0),
+        **HYBRID_CONSTRAINTS,
         "random_state": Seed(),
     }
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
                                 predict_proba=True, top_words=True)
+    #: What a saved model keeps (:mod:`shortclust.models.saving`): the topics ``predict``
+    #: reads and the stream continues from. The tokens (the input of OFFLINE steps) are not
+    #: kept: a loaded model predicts and streams on, but refuses OFFLINE steps.
+    _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_", "n_batches_",
+                          "random_state_", "doc_topic_", "topic_word_counts_", "topic_totals_",
+                          "offline_at_")
 
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):
@@ -136,12 +161,14 @@ class LDA(ClusteringModel):
         return None if n_features is None else 4 * k * (n_features + n_docs)
 
     def __init__(self, *, n_clusters=10, alpha=None, beta=0.1, max_iter=1000,
-                 partial_iter=10, random_state=None):
+                 partial_iter=10, offline_every=None, stream_length=None, random_state=None):
         self.n_clusters = n_clusters
         self.alpha = alpha
         self.beta = beta
         self.max_iter = max_iter
         self.partial_iter = partial_iter
+        self.offline_every = offline_every
+        self.stream_length = stream_length
         self.random_state = random_state
 
     # --- fitting ----------------------------------------------------------------------------
@@ -164,37 +191,39 @@ class LDA(ClusteringModel):
         self : LDA
         """
         self._validate_params()
+        self._validate_stream_params()
         counts, self.vocabulary_ = as_counts(X)
         rng = np.random.default_rng(self.random_state)
         self._state = GibbsState.initial(Tokens.from_counts(counts), counts.shape[1],
                                          self.n_clusters, rng)
-        self._run_sweeps(self.max_iter, rng, callback)
+        labels = self._run_sweeps(self.max_iter, rng, callback)
+        self._stream_restart(counts if self.offline_every is not None else None, labels)
         self.random_state_ = rng
         self.n_batches_ = 1
+        self.n_iter_ = self.max_iter
         return self
 
     def fit_predict(self, X, y=None, callback=None):
         """Fit and return the cluster of each document (``labels_``)."""
         return self.fit(X, callback=callback).labels_
 
-    def partial_fit(self, X_batch, y=None, n_iter=None):
-        """Add a batch of documents (incremental LDA, section 3.3).
+    def partial_fit(self, X_batch, y=None):
+        """Add a batch of documents (incremental LDA, section 3.3; hybrid, section 3.4).
 
         The first call on an unfitted model is :meth:`fit` on the batch: batch LDA on the
         initial window. Each later call takes the batch's documents one after another:
-        each document's tokens are placed, then re-sampled ``n_iter`` times, against the
-        current topic-word estimate (held fixed within the document); the document's
-        expected assignments then join that estimate's counts, and its cluster is the
-        argmax of its expected topic counts. Earlier documents never move.
+        each document's tokens are placed, then re-sampled ``partial_iter`` times,
+        against the current topic-word estimate (held fixed within the document); the
+        document's expected assignments then join that estimate's counts, and its cluster
+        is the argmax of its expected topic counts. Earlier documents keep their clusters,
+        except at an OFFLINE step (with ``offline_every``): one Gibbs sweep over every
+        document seen, which relabels them all.
 
         Parameters
         ----------
         X_batch : scipy.sparse matrix of shape (n_batch, n_features_in_) or Corpus
             Word counts over the same vocabulary (columns) as every earlier batch.
         y : ignored
-        n_iter : int, optional
-            Gibbs sweeps over each new document; default ``partial_iter``. Ignored by the
-            first call, which runs ``max_iter`` sweeps over the batch.
 
         Returns
         -------
@@ -203,18 +232,13 @@ class LDA(ClusteringModel):
         Raises
         ------
         ParameterError
-            For an out-of-range parameter, or a batch whose width or vocabulary differs
-            from the model's.
+            For an out-of-range parameter, a batch whose width or vocabulary differs from
+            the model's, or ``n_clusters`` changed since the fit.
         """
-        if n_iter is not None:
-            Integer(0).check(n_iter, "n_iter")
-        if not hasattr(self, "labels_"):
+        if not hasattr(self, "n_seen_"):
             return self.fit(X_batch)  # which checks the parameters
-        self._validate_params()
-        n_iter = self.partial_iter if n_iter is None else n_iter
         self._check_topics()
-        self._add_documents(*self._stream_step(self._batch_counts(X_batch), n_iter))
-        self.n_iter_ = n_iter
+        super().partial_fit(X_batch)
         self.n_batches_ += 1
         return self
 
@@ -226,62 +250,54 @@ class LDA(ClusteringModel):
                 "topics fitted: set it back or refit"
             )
 
-    def _stream_step(self, counts, n_sweeps):
-        """The STREAM phase on checked counts: their documents, in order, sampled against
-        the current estimates, which each one's expected assignments then update; the
-        documents' tokens join the state. Returns their labels and expected topic counts."""
-        tokens = Tokens.from_counts(counts)
+    # --- the stream (HybridStreamMixin's hooks; fit starts the stream) -------------------------
+
+    def _stream_rows(self, X_batch):
+        """The batch as checked counts over the model's vocabulary."""
+        counts, vocabulary = as_counts(X_batch)
+        if counts.shape[1] != self.n_features_in_:
+            raise ParameterError(
+                f"X_batch has {counts.shape[1]} word columns but the model has "
+                f"{self.n_features_in_}: build every batch with the same vocabulary"
+            )
+        known = getattr(self, "vocabulary_", None)
+        if vocabulary is not None and known is not None and vocabulary != known:
+            raise ParameterError(
+                "X_batch's vocabulary differs from the model's (same width, other words): "
+                "build every batch with the same vocabulary"
+            )
+        return counts
+
+    def _stream_step(self, rows):
+        """The STREAM phase (section 3.3) on checked counts: their documents, in order,
+        sampled against the current estimates, which each one's expected assignments then
+        update; the documents' tokens join the state. Returns their labels."""
+        tokens = Tokens.from_counts(rows)
         started = time.perf_counter()
-        z, expected = fold_in(tokens, self._state.float_estimate(), n_sweeps, True,
+        z, expected = fold_in(tokens, self._state.float_estimate(), self.partial_iter, True,
                               self._alpha(), self.beta, self.random_state_)
         self.sample_seconds_ = time.perf_counter() - started
         self._state.append(tokens, z)
-        return _argmax(expected), expected
+        self._doc_topic.extend(self._proportions(expected))
+        self._publish()
+        return _argmax(expected)
 
-    def _add_documents(self, labels, doc_counts):
-        """Append documents' labels and (expected) topic counts to the fitted attributes;
-        ``labels=None`` starts afresh (after a sweep over every document)."""
-        if labels is None:
-            labels = _argmax(doc_counts)
-            self._labels, self._doc_topic = Growable(labels), Growable(
-                self._proportions(doc_counts))
-            self._label_counts = np.bincount(labels, minlength=self._state.n_topics)
-        else:
-            self._labels.extend(labels)
-            self._doc_topic.extend(self._proportions(doc_counts))
-            self._label_counts += np.bincount(labels, minlength=self._state.n_topics)
-        self.labels_ = self._labels.array
-        self.doc_topic_ = self._doc_topic.array
-        self.n_clusters_ = int(np.count_nonzero(self._label_counts))
-        self.n_features_in_ = self._state.n_wk.shape[0]
-
-    def batch_step(self, n_iter=1):
-        """The OFFLINE phase of the hybrid scheme (section 3.4): Gibbs over all documents.
-
-        The counts are rebuilt from the current topic of every token seen so far (the
-        expected counts the stream added are dropped for the sampled topics behind
-        them), then ``n_iter`` collapsed Gibbs sweeps run over all of them, as in
-        ``fit``; every document's cluster and proportions are refreshed.
-
-        Parameters
-        ----------
-        n_iter : int, default=1
-            Sweeps over every document seen so far.
-
-        Returns
-        -------
-        self : LDA
-        """
-        check_is_fitted(self, "labels_")
-        Integer(1).check(n_iter, "n_iter")
-        self._validate_params()
-        self._check_topics()
-        self._state.rebuild()
-        self._run_sweeps(n_iter, self.random_state_, None)
-        return self
+    def _batch_step(self, seen):
+        """The OFFLINE phase (section 3.4): one collapsed Gibbs sweep over every document
+        seen, from every token's current topic (the counts rebuilt from those topics: the
+        expected counts the stream added give way to the sampled topics behind them).
+        Returns every document's label."""
+        state = self._state
+        if not state.complete or seen.shape[0] != state.tokens.n_docs:
+            raise ParameterError(
+                "this model's tokens are not all at hand (a model loaded from a file keeps "
+                "its topics only): refit it to run OFFLINE steps")
+        state.rebuild()
+        return self._run_sweeps(1, self.random_state_, None)
 
     def _run_sweeps(self, n_sweeps, rng, callback):
-        """``n_sweeps`` timed sweeps of the state; then store the fitted attributes."""
+        """``n_sweeps`` timed sweeps of the state; the documents' proportions and topics
+        published; returns every document's label (argmax of its topic counts)."""
         state = self._state
         self.n_moved_history_ = []
         self.sample_seconds_ = 0.0
@@ -292,40 +308,32 @@ class LDA(ClusteringModel):
             self.n_moved_history_.append(n_moved)
             if callback is not None:
                 callback(iteration, n_sweeps, int(np.unique(_argmax(state.n_dk)).size))
-        self._add_documents(None, state.n_dk)
-        self.n_iter_ = n_sweeps
+        self._doc_topic = Growable(self._proportions(state.n_dk))
+        self._publish()
+        return _argmax(state.n_dk)
 
-    @property
-    def topic_word_counts_(self):
-        """Tokens of each word in each topic, (n_clusters, n_features_in_): int32 from a
-        Gibbs sample; float64 after :meth:`partial_fit`, which adds expected assignments."""
-        if not hasattr(self, "_state"):
-            raise AttributeError("topic_word_counts_: the model is not fitted")
-        return np.ascontiguousarray(self._state.estimate()[0].T)
+    def _publish(self):
+        """The fitted attributes that view the state: proportions and topic counts."""
+        phi_w, phi_total = self._state.estimate()
+        self.doc_topic_ = self._doc_topic.array
+        self.topic_word_counts_ = phi_w.T  # a view: it follows the counts as they change
+        self.topic_totals_ = phi_total
+        self.n_features_in_ = phi_w.shape[0]
+
+    def _restore_fitted(self):
+        """After a load: the state from the saved topics (without tokens), the buffers."""
+        self._relabel(self.labels_)
+        self._repository = None  # not saved: a loaded hybrid model refuses OFFLINE steps
+        self._state = GibbsState.from_topics(self.topic_word_counts_, self.topic_totals_)
+        self._doc_topic = Growable(self.doc_topic_)
+        self._publish()
 
     @property
     def topic_word_(self):
         """Each topic's word distribution phi (Eq. 6), (n_clusters, n_features_in_)."""
-        if not hasattr(self, "_state"):
-            raise AttributeError("topic_word_: the model is not fitted")
-        phi_w, phi_total = self._state.estimate()
-        return (phi_w.T + self.beta) / (phi_total[:, None] + phi_w.shape[0] * self.beta)
-
-    def _batch_counts(self, X_batch):
-        """The batch as checked counts over the model's vocabulary."""
-        counts, vocabulary = as_counts(X_batch)
-        if counts.shape[1] != self.n_features_in_:
-            raise ParameterError(
-                f"X_batch has {counts.shape[1]} word columns but the model has "
-                f"{self.n_features_in_}: build every batch with the same vocabulary"
-            )
-        known = self.vocabulary_
-        if vocabulary is not None and known is not None and vocabulary != known:
-            raise ParameterError(
-                "X_batch's vocabulary differs from the model's (same width, other words): "
-                "build every batch with the same vocabulary"
-            )
-        return counts
+        check_is_fitted(self, "labels_")
+        counts, totals = self.topic_word_counts_, self.topic_totals_
+        return (counts + self.beta) / (totals[:, None] + counts.shape[1] * self.beta)
 
     # --- new documents ----------------------------------------------------------------------
 

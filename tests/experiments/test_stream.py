@@ -434,7 +434,7 @@ def test_incremental_lda_streams_through_the_pipeline(tmp_path):
     assert [r["seed"] for r in records] == [0, 1] and records[0]["params"]["partial_iter"] == 4
     for record in records:
         batches = record["batches"]
-        assert [b["n_iter"] for b in batches] == [30, 4, 4]  # window fit, then per document
+        assert [b["n_iter"] for b in batches] == [30, 1, 1]  # window fit, then STREAM passes
         assert [b["n_docs"] for b in batches] == [12, 12, 12]
         labels = RecordStore(result.output_dir).read_labels(record["run_id"])
         assert len(labels) == N_DOCS and set(labels) <= {0, 1, 2}
@@ -444,3 +444,12 @@ def test_incremental_lda_streams_through_the_pipeline(tmp_path):
     for record in records:
         assert (RecordStore(tmp_path / "again").read_labels(record["run_id"])
                 == RecordStore(result.output_dir).read_labels(record["run_id"]))
+
+
+def test_hybrid_lda_runs_offline_steps_in_a_stream(tmp_path):
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3}, runs=1)
+    params = "model.params={n_clusters: 3, max_iter: 20, partial_iter: 2, offline_every: 0.5}"
+    record = run(path, "model.name=lda", params).records[0]
+    assert record["params"]["stream_length"] == N_DOCS  # filled in from the stream
+    # OFFLINE steps after 18 and 36 documents: in the second and the third batch.
+    assert [b["n_iter"] for b in record["batches"]] == [20, 2, 2]

@@ -97,16 +97,25 @@ def test_drawing_a_sweep_in_slices_changes_nothing(monkeypatch):
 @pytest.mark.kernels
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("partial_iter", [0, 3])
-def test_partial_fit_and_batch_step_match_reference(seed, partial_iter):
+def test_partial_fit_and_offline_steps_match_reference(seed, partial_iter):
+    # Batches of 30 (the window), 1, 19 and 20 documents; OFFLINE steps after 35 and 70.
     X, _ = planted_corpus(n_docs=70, seed=seed + 10)
     model = LDA(n_clusters=4, alpha=0.3, beta=0.05, max_iter=5, partial_iter=partial_iter,
-                random_state=seed)
+                offline_every=0.5, stream_length=70, random_state=seed)
     reference = NaiveLDA(4, 0.3, 0.05, 5, partial_iter, seed)
-    for batch, n_iter in [(X[:30], None), (X[30:31], None), (X[31:50], 1), (X[50:], None)]:
-        expected = reference.partial_fit(batch, n_iter=n_iter)
-        np.testing.assert_array_equal(model.partial_fit(batch, n_iter=n_iter).labels_, expected)
-    np.testing.assert_array_equal(model.batch_step(2).labels_, reference.batch_step(2))
-    # Streaming again after an OFFLINE phase starts from the rebuilt counts.
+    reference.partial_fit(X[:30])
+    reference.partial_fit(X[30:31])
+    np.testing.assert_array_equal(model.partial_fit(X[:30]).partial_fit(X[30:31]).labels_,
+                                  reference.labels())
+    reference.partial_fit(X[31:35])
+    reference.batch_step(1)  # the OFFLINE step in the middle of the third batch
+    np.testing.assert_array_equal(model.partial_fit(X[31:50]).labels_,
+                                  reference.partial_fit(X[35:50]))
+    assert model.offline_at_ == [35] and model.n_iter_ == 2
+    reference.partial_fit(X[50:])
+    np.testing.assert_array_equal(model.partial_fit(X[50:]).labels_, reference.batch_step(1))
+    assert model.offline_at_ == [35, 70]
+    # Streaming again after an OFFLINE step starts from the rebuilt counts.
     extra, _ = planted_corpus(n_docs=10, seed=seed + 20)
     np.testing.assert_array_equal(model.partial_fit(extra).labels_,
                                   reference.partial_fit(extra))
@@ -157,10 +166,15 @@ def test_streamed_expected_counts_add_up():
     np.testing.assert_allclose(model.topic_word_.sum(axis=1), 1.0)
     np.testing.assert_allclose(model.doc_topic_.sum(axis=1), 1.0)
     assert model.doc_topic_.shape == (80, 5) and model.n_batches_ == 2
-    # The OFFLINE phase returns to integer counts of the tokens' topics.
-    model.batch_step()
-    np.testing.assert_array_equal(model._state.n_dk.sum(axis=1), np.asarray(X.sum(axis=1)).ravel())
-    assert model.topic_word_counts_.dtype == np.int32 and model.n_iter_ == 1
+    # An OFFLINE step returns to integer counts of the tokens' topics.
+    model.set_params(offline_every=1.0, stream_length=90)
+    model._stream_restart(X, model.labels_)  # as if the stream had kept its documents
+    model.partial_fit(planted_corpus(n_docs=10, seed=17)[0])
+    assert model.offline_at_ == [90] and model.n_iter_ == 2
+    state = model._state
+    np.testing.assert_array_equal(state.n_dk.sum(axis=1), np.diff(state.tokens.ptr))
+    assert model.topic_word_counts_.dtype == np.int32 and model.topic_totals_.sum() == \
+        state.tokens.words.size
 
 
 def test_empty_documents_give_uniform_proportions_and_no_nan():
@@ -245,12 +259,10 @@ def test_bad_calls_are_refused_in_one_line():
         model.partial_fit(sp.csr_matrix((2, 5)))
     with pytest.raises(ParameterError, match="fitted on 40"):
         model.predict(sp.csr_matrix((2, 5)))
-    with pytest.raises(ParameterError, match="^n_iter must be"):
-        model.batch_step(0)
-    model.set_params(n_clusters=4)
-    for call in (lambda: model.partial_fit(X), lambda: model.batch_step()):
-        with pytest.raises(ParameterError, match="n_clusters=4 differs from the 3 topics"):
-            call()
+    with pytest.raises(ParameterError, match="n_clusters=4 differs from the 3 topics fitted"):
+        model.set_params(n_clusters=4).partial_fit(X)
+    with pytest.raises(ParameterError, match="offline_every needs stream_length"):
+        LDA(offline_every=0.5).fit(X)
     with pytest.raises(ParameterError, match="non-negative integer"):
         LDA().fit(sp.csr_matrix([[1.5, 0.0]]))
 
@@ -267,3 +279,22 @@ def test_memory_estimate_counts_both_tables():
     assert LDA.memory_bytes({"n_clusters": 20}, 1000, 5000) == 4 * 20 * 6000
     assert LDA.memory_bytes({"n_clusters": 20}, 1000, None) is None
     assert LDA.memory_bytes({}, 1000, 5000) == 4 * 10 * 6000  # the default K
+
+
+def test_a_loaded_model_streams_on_but_refuses_offline_steps():
+    from shortclust.models.state import fitted_state, model_from_state
+
+    X, _ = planted_corpus(n_docs=60, seed=12)
+    model = LDA(n_clusters=4, max_iter=4, partial_iter=2, random_state=1).partial_fit(X[:20])
+    model.partial_fit(X[20:25])  # the streamed counts are float64: saved as they are
+    loaded = model_from_state(LDA, model.get_params(), *fitted_state(model))
+    np.testing.assert_array_equal(loaded.partial_fit(X[25:40]).labels_,
+                                  model.partial_fit(X[25:40]).labels_)
+    np.testing.assert_array_equal(loaded.topic_word_counts_, model.topic_word_counts_)
+    with pytest.raises(ParameterError, match="tokens are not all at hand"):
+        loaded._batch_step(X[:40])
+    hybrid = LDA(n_clusters=4, max_iter=4, offline_every=0.5, stream_length=60,
+                 random_state=1).partial_fit(X[:20])
+    loaded = model_from_state(LDA, hybrid.get_params(), *fitted_state(hybrid))
+    with pytest.raises(ParameterError, match="loaded from a file"):
+        loaded.partial_fit(X[20:25])

@@ -113,13 +113,12 @@ class NaiveLDA:
 
     # --- incremental ----------------------------------------------------------------------
 
-    def partial_fit(self, X, n_iter=None):
+    def partial_fit(self, X):
         """The first call fits; later ones add the rows of X one document at a time."""
         if self.rng is None:
             return self.fit(X)
-        n_sweeps = self.partial_iter if n_iter is None else n_iter
         for doc in documents(X):
-            zs, expected = self.fold_in(doc, n_sweeps, self.rng, update=True)
+            zs, expected = self.fold_in(doc, self.partial_iter, self.rng, update=True)
             self.docs.append(doc)
             self.z.append(zs)
             self.doc_labels.append(_argmax(expected))
