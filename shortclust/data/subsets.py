@@ -7,10 +7,13 @@ are built here from the registered ``20NG-bydate`` file by :class:`Subset`: whic
 how many documents per group (a seeded sample) and the stream order.
 
 The bydate distribution has no dates. Its train split precedes its test split in time,
-and within a group article numbers grow with arrival time, so the stream order used is:
-train before test, then article number, then group name (article numbers are per group,
-so this interleaves the groups in their arrival order). A subset's ``time`` is the stream
-position in that order.
+and within a group article numbers grow with arrival time; but each group numbers its
+articles from its own start, so numbers cannot be compared across groups (sorted by number,
+a stream would bring one group after another). The stream order used assumes each group
+posts at a steady rate over the same period: train before test, then a post's relative
+position in its group's split (its rank by article number over the group's posts in that
+split), then group name. Every stretch of the stream then holds every group in proportion.
+A subset's ``time`` is the stream position in that order.
 """
 
 from __future__ import annotations
@@ -39,15 +42,16 @@ class Subset:
     seed : int
         Seed of that sample (numpy's ``default_rng``).
     order : str
-        ``"newsgroups"``: the stream order described in the module docstring, from the
-        ``id`` (``<group>/<article number>``) and ``split`` fields; ``"file"``: file order.
+        ``"newsgroups-relative"``: the stream order described in the module docstring,
+        from the ``id`` (``<group>/<article number>``) and ``split`` fields; ``"file"``:
+        file order.
     """
 
     parent: str
     groups: tuple[str, ...] | None = None
     per_group: int | None = None
     seed: int = 0
-    order: str = "newsgroups"
+    order: str = "newsgroups-relative"
 
     def checksum(self, parent_sha256: str) -> str:
         """The subset's own checksum: the parent's and this definition, hashed together."""
@@ -81,11 +85,16 @@ class Subset:
         if raw.ids is None or any(value is None for value in split):
             raise DataError(f"{path}: the newsgroup stream order needs every document's "
                             "'id' and 'split' fields: download the file again")
-        keys = []
+        posts = {}  # (split, group) -> [(article number, position)]
         for position, row in enumerate(rows):
             group, _, number = str(raw.ids[row]).rpartition("/")
-            keys.append((split[row] != "train", int(number) if number.isdigit() else 0,
-                         group, position))
+            posts.setdefault((split[row] != "train", group), []).append(
+                (int(number) if number.isdigit() else 0, position))
+        keys = []
+        for (later, group), numbered in posts.items():
+            numbered.sort()
+            for rank, (_, position) in enumerate(numbered):
+                keys.append((later, (rank + 0.5) / len(numbered), group, position))
         return np.array([key[-1] for key in sorted(keys)], dtype=np.int64)
 
 

@@ -29,11 +29,24 @@ def write_posts(tmp_path):
     return path
 
 
-def test_stream_order_is_train_then_article_number(tmp_path):
+def test_stream_order_is_train_then_relative_position_in_the_group(tmp_path):
     path = write_posts(tmp_path)
     raw, rows = Subset("posts").select(read_documents(path), path)
+    # train: a has 10, 30 (positions 0.25, 0.75), b has 20 (0.5); test: a 50 (0.5), b 40,
+    # 60 (0.25, 0.75). Article numbers are compared within a group only.
     assert raw.ids == ["a/10", "b/20", "a/30", "b/40", "a/50", "b/60"]
     assert rows.tolist() == [0, 2, 1, 4, 3, 5] and raw.times == list(range(6))
+
+
+def test_groups_numbered_apart_are_interleaved_not_concatenated(tmp_path):
+    import json
+
+    path = tmp_path / "apart.jsonl"
+    rows = [("a", n) for n in (1, 2, 3, 4)] + [("b", n) for n in (901, 902, 903, 904)]
+    path.write_text("".join(json.dumps({"text": "x", "label": g, "id": f"{g}/{n}",
+                                        "split": "train"}) + "\n" for g, n in rows))
+    raw, _ = Subset("apart").select(read_documents(path), path)
+    assert raw.labels == ["a", "b"] * 4
 
 
 def test_groups_and_a_seeded_sample_per_group(tmp_path):
@@ -89,6 +102,8 @@ def test_banerjee_sets_load_in_stream_order_with_texts_from_their_rows(name):
     corpus = load_corpus(name)
     assert corpus.n_docs == info.n_docs and len(corpus.label_names) == info.n_labels
     assert corpus.preprocess == "newsgroups" and corpus.times.tolist()[:3] == [0, 1, 2]
+    first = np.bincount(corpus.labels[:corpus.n_docs // 10], minlength=info.n_labels)
+    assert (first > 0).all()  # every stretch of the stream holds every group
     parent = read_documents(corpus.source_path)
     texts = corpus_texts(corpus)
     rows = corpus.file_rows[corpus.doc_index]

@@ -1,0 +1,16 @@
+"""Banerjee & Basu, SDM 2007 (topic models over text streams): Tables 2-4 and Figure 1.
+
+Each item runs the configs under ``configs/papers/streams/`` and writes
+``results/streams/``: :mod:`.reported` holds the paper's numbers, :mod:`.plan` the items
+and what they run, :mod:`.tables` what they write.
+"""
+
+from shortclust.papers.registry import Paper
+from shortclust.papers.streams.plan import ITEMS
+
+PAPER = Paper(
+    name="streams",
+    title="Banerjee & Basu, SDM 2007: topic models over text streams (batch and online "
+          "vMF, EDCM and LDA; the hybrid h-vMF)",
+    items=ITEMS,
+)

@@ -1,0 +1,66 @@
+"""The Banerjee & Basu reproduction: its items, and its tables from synthetic records."""
+
+import pandas as pd
+
+from shortclust.experiments.reproduce import Reproduction
+from shortclust.papers.registry import get_paper, paper_names
+from shortclust.papers.streams import reported, tables
+
+
+def test_streams_is_a_registered_paper_with_its_items():
+    assert "streams" in paper_names()
+    assert list(get_paper("streams").items) == ["table2", "table3", "table4", "figure1"]
+
+
+def test_the_transcription_has_every_cell_of_tables_2_and_4():
+    assert set(reported.TABLE2) == set(reported.TABLE4) == set(reported.SIZES) == set(
+        reported.DATASETS)
+    for row in reported.TABLE2.values():
+        assert set(row) == set(reported.BATCH)
+    for row in reported.TABLE4.values():
+        assert set(row) == set(reported.ONLINE)
+    assert reported.TABLE2["news-20"]["vMF"] == (0.51, 204)
+    assert reported.TABLE4["news-20"]["o-vMF"] == (0.54, 0.011)
+    assert [len(topic) for topic in reported.TABLE3] == [10] * 5
+
+
+def stream_record(seed, nmis, batch_nmi=0.5, n_docs=10):
+    batches = [{"n_docs": n_docs // len(nmis), "cumulative": {"nmi": v}} for v in nmis]
+    return {"seed": seed, "n_docs": n_docs, "fit_seconds": 0.01, "metrics": {"nmi": nmis[-1]},
+            "batches": batches, "batch_fit": {"metrics": {"nmi": batch_nmi}}}
+
+
+def test_table4_says_whether_online_is_below_batch_and_marks_families_not_run(tmp_path):
+    job = Reproduction("streams", results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True,
+                       fit=False)
+    results = {"vMF": {"diff-3": [stream_record(0, [0.3, 0.4]), stream_record(1, [0.3, 0.6])]},
+               "EDCM": None, "LDA": None}
+    tables.write_table4(job, results)
+    text = (tmp_path / "streams" / "table4.md").read_text()
+    assert "| diff-3 | 0.72 | 0.500 ± 0.141 | 0.62 | not run |" in text
+    assert "- o-vMF: diff-3 0.500 vs 0.500 (NOT below)." in text
+    assert "Not run here yet: EDCM, LDA" in text
+    frame = pd.read_csv(tmp_path / "streams" / "table4.csv")
+    assert frame.loc[0, "time"] == 0.001  # 0.01 s over 10 documents
+
+
+def test_figure1_curves_and_the_hybrid_verdict(tmp_path):
+    job = Reproduction("streams", results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True,
+                       fit=False)
+    hybrid = {"sim-3": [stream_record(0, [0.2, 0.5]), stream_record(1, [0.2, 0.7])]}
+    online = {"sim-3": [stream_record(0, [0.2, 0.3]), stream_record(1, [0.2, 0.3])]}
+    tables.write_figure1(job, hybrid, online)
+    text = (tmp_path / "streams" / "figure1.md").read_text()
+    assert "- sim-3: h-vMF 0.600, o-vMF 0.300 at the end (above)." in text
+    assert (tmp_path / "streams" / "figure1.png").stat().st_size > 0
+    curve = tables.curve(hybrid["sim-3"])
+    assert curve["fraction"].tolist() == [0.5, 1.0] and curve["runs"].tolist() == [2, 2]
+
+
+def test_table2_says_which_cells_are_within_005_of_the_paper():
+    near = [{"metrics": {"nmi": 0.50}}, {"metrics": {"nmi": 0.54}}]  # news-20 vMF: 0.51
+    far = [{"metrics": {"nmi": 0.30}}]                                # diff-3 vMF: 0.82
+    lines = tables.within_lines({"vMF": {"news-20": near, "diff-3": far}, "EDCM": None},
+                                ["vMF", "EDCM"], reported.TABLE2)
+    assert lines[0] == "**Within 0.05 NMI of the paper:** vMF news-20 (+0.010)."
+    assert lines[1].startswith("**Not within:** vMF diff-3 (-0.520).")
