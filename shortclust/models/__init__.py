@@ -22,6 +22,7 @@ _MODELS = {
     "iterative_classification": ("shortclust.models.iterative_classification", "IterativeClassification"),
     "ncut_nmf": ("shortclust.models.ncut_nmf", "NMFClustering"),
     "rlsi": ("shortclust.models.rlsi", "RLSI"),
+    "lda": ("shortclust.models.lda", "LDA"),
 }
 
 

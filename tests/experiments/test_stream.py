@@ -419,3 +419,37 @@ def test_old_stream_records_with_zeros_still_tabulate(tmp_path):
     assert table["prequential_nmi_mean"].notna().all()
     assert table.loc[0, "prequential_nmi_mean"] == pytest.approx(np.mean(first))
     assert "one_class" not in table and not [c for c in table if c.endswith("_nmi_runs")]
+
+
+# --------------------------------------------------------------------------------------------
+# incremental LDA (Banerjee & Basu, section 3.3) through the pipeline
+
+
+def test_incremental_lda_streams_through_the_pipeline(tmp_path):
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3,
+                                          "partial_iter": 4}, runs=2)
+    lda = ["model.name=lda", "model.params={n_clusters: 3, alpha: 0.1, beta: 0.01, max_iter: 30}"]
+    result = run(path, *lda)
+    records = result.records
+    assert [r["seed"] for r in records] == [0, 1] and records[0]["params"]["partial_iter"] == 4
+    for record in records:
+        batches = record["batches"]
+        assert [b["n_iter"] for b in batches] == [30, 1, 1]  # window fit, then STREAM passes
+        assert [b["n_docs"] for b in batches] == [12, 12, 12]
+        labels = RecordStore(result.output_dir).read_labels(record["run_id"])
+        assert len(labels) == N_DOCS and set(labels) <= {0, 1, 2}
+        assert record["batch_fit"]["n_clusters"] >= 1 and record["metrics"]["purity"] > 0
+    again = run(path, *lda, f"output={tmp_path / 'again'}")
+    assert [r["run_id"] for r in again.records] == [r["run_id"] for r in records]
+    for record in records:
+        assert (RecordStore(tmp_path / "again").read_labels(record["run_id"])
+                == RecordStore(result.output_dir).read_labels(record["run_id"]))
+
+
+def test_hybrid_lda_runs_offline_steps_in_a_stream(tmp_path):
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3}, runs=1)
+    params = "model.params={n_clusters: 3, max_iter: 20, partial_iter: 2, offline_every: 0.5}"
+    record = run(path, "model.name=lda", params).records[0]
+    assert record["params"]["stream_length"] == N_DOCS  # filled in from the stream
+    # OFFLINE steps after 18 and 36 documents: in the second and the third batch.
+    assert [b["n_iter"] for b in record["batches"]] == [20, 2, 2]
