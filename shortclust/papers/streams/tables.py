@@ -63,7 +63,8 @@ def _rows(results, names: list[str], paper: dict, metric_cell, time_cell, csv_ki
             nmi, seconds = (reported or (None, None))
             ours = "not run" if results[family] is None else (
                 "not available" if DATASETS.get(dataset, "") is None else
-                "n/a" if records is None else metric_cell(records))
+                "n/a" if records is None else "no runs yet" if not records else
+                metric_cell(records))
             cells += [_paper(nmi), ours]
             if records:
                 csv_rows.append({"dataset": dataset, "model": name, "kind": csv_kind,
@@ -99,8 +100,16 @@ def run_counts(results) -> str:
 
 def not_run_line(results) -> str | None:
     missing = [family for family, found in results.items() if found is None]
-    return (f"Not run here yet: {', '.join(missing)} (its model or configs are not in this "
-            "checkout).") if missing else None
+    unfitted = [family for family, found in results.items()
+                if found is not None and not any(found.values())]
+    lines = []
+    if missing:
+        lines.append(f"Not run here yet: {', '.join(missing)} (its model or configs are not "
+                     "in this checkout).")
+    if unfitted:
+        lines.append(f"No runs recorded yet: {', '.join(unfitted)} (`shortclust reproduce "
+                     "streams` fits them).")
+    return " ".join(lines) or None
 
 
 def write_table2(job, results) -> None:
@@ -162,11 +171,14 @@ def online_against_batch(results) -> list[str]:
             continue
         parts = []
         for dataset, records in results[family].items():
+            if not records:
+                continue
             online = np.mean(metric_values(records, "nmi"))
             batch = np.mean([r["batch_fit"]["metrics"]["nmi"] for r in records])
             parts.append(f"{dataset} {online:.3f} vs {batch:.3f} "
                          f"({'below' if online < batch else 'NOT below'})")
-        lines.append(f"- {name}: " + "; ".join(parts) + ".")
+        if parts:
+            lines.append(f"- {name}: " + "; ".join(parts) + ".")
     return lines
 
 
