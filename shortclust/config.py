@@ -29,6 +29,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from shortclust._overrides import _apply_overrides, parse_override  # noqa: F401 (re-exported)
 from shortclust.errors import ConfigError, ShortclustError, one_line
 
 _STRICT = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
@@ -412,91 +413,6 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
     if mark is None:
         return f"malformed YAML ({problem})"
     return f"malformed YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
-
-
-# --------------------------------------------------------------------------------------------
-# overrides
-
-
-def parse_override(text: str) -> tuple[list[str], Any]:
-    """Split ``"a.b=value"`` into ``(["a", "b"], parsed value)``.
-
-    Raises
-    ------
-    ConfigError
-        If there is no ``=`` or the key is empty.
-    """
-    key, sep, value = text.partition("=")
-    parts = [p.strip() for p in key.split(".")]
-    if not sep or not all(parts):
-        raise ConfigError(
-            f"--set {text!r}: expected key=value, e.g. model.params.alpha=0.05 or runs=3"
-        )
-    return parts, _parse_value(value.strip())
-
-
-def _parse_value(text: str) -> Any:
-    try:
-        return yaml.safe_load(text) if text else None
-    except yaml.YAMLError:
-        return text
-
-
-def _apply_overrides(raw: dict, overrides: list[str]) -> None:
-    bare_params = []
-    for text in overrides:
-        parts, value = parse_override(text)
-        if len(parts) == 1 and parts[0] not in TOP_LEVEL_KEYS:
-            bare_params.append((text, parts[0], value))
-            continue
-        _set_path(raw, parts, value, text)
-        _drop_conflicting_seed_key(raw, parts)
-    for text, key, value in bare_params:
-        _set_bare_model_param(raw, key, value, text)
-
-
-def _set_path(raw: dict, parts: list[str], value: Any, text: str) -> None:
-    node = raw
-    for depth, part in enumerate(parts[:-1]):
-        child = node.setdefault(part, {})
-        if not isinstance(child, dict):
-            prefix = ".".join(parts[: depth + 1])
-            raise ConfigError(
-                f"--set {text!r}: '{prefix}' is not a section, cannot set a key inside it"
-            )
-        node = child
-    if value is None and len(parts) > 1 and parts[:2] != ["model", "params"]:
-        # A key inside a section set to null is removed, so a stream config can switch to
-        # batch_by: time (stream.n_batches=null); a model parameter's None is a value
-        # (tol=null in the IC configs), and a top-level null keeps its own meaning.
-        node.pop(parts[-1], None)
-        return
-    node[parts[-1]] = value
-
-
-def _drop_conflicting_seed_key(raw: dict, parts: list[str]) -> None:
-    if parts == ["runs"]:
-        raw.pop("seeds", None)
-    elif parts == ["seeds"]:
-        raw.pop("runs", None)
-
-
-def _set_bare_model_param(raw: dict, key: str, value: Any, text: str) -> None:
-    model = raw.get("model")
-    name = model.get("name") if isinstance(model, dict) else None
-    if name is None:
-        raise ConfigError(
-            f"--set {text!r}: '{key}' is not a config key and the config names no model"
-        )
-    allowed = model_param_names(get_model_class(name))
-    if key not in allowed:
-        raise ConfigError(
-            f"--set {text!r}: '{key}' is neither a config key ({', '.join(TOP_LEVEL_KEYS)}) "
-            f"nor a parameter of model '{name}' ({', '.join(allowed)})"
-        )
-    if not isinstance(model.get("params") or {}, dict):
-        raise ConfigError(f"--set {text!r}: 'model.params' is not a mapping")
-    model["params"] = {**(model.get("params") or {}), key: value}
 
 
 # --------------------------------------------------------------------------------------------
