@@ -37,7 +37,7 @@ A model file in ``shortclust/models`` defines one public estimator, registered b
 5. **``_fitted_attributes``** when it declares ``predict``: the names of the fitted
    attributes that ``predict``, ``predict_proba`` and ``top_words`` read, ``labels_``
    included (``vocabulary_`` is kept apart), each a numpy array, a JSON value or a numpy
-   Generator. :mod:`shortclust.models.saving` saves a model as these values and loads it
+   Generator. :mod:`shortclust.models.state` saves a model as these values and loads it
    by setting them on a fresh instance, then calling :meth:`ClusteringModel._restore_fitted`
    (which rebuilds any helper object they imply); the loaded model predicts exactly as the
    fitted one.

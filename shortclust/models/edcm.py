@@ -182,7 +182,7 @@ class EDCM(ClusteringModel):
     }
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
                                 predict_proba=True, top_words=True)
-    #: What a saved model keeps (:mod:`shortclust.models.saving`): the mixture ``predict``
+    #: What a saved model keeps (:mod:`shortclust.models.state`): the mixture ``predict``
     #: reads, and the windows of section 3.2 (as plain arrays) so that a loaded model
     #: streams on exactly as the fitted one.
     _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_", "beta_",

@@ -146,7 +146,7 @@ class LDA(HybridStreamMixin, ClusteringModel):
     }
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
                                 predict_proba=True, top_words=True)
-    #: What a saved model keeps (:mod:`shortclust.models.saving`): the topics ``predict``
+    #: What a saved model keeps (:mod:`shortclust.models.state`): the topics ``predict``
     #: reads and the stream continues from. The tokens (the input of OFFLINE steps) are not
     #: kept: a loaded model predicts and streams on, but refuses OFFLINE steps.
     _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_", "n_batches_",

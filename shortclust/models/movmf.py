@@ -152,7 +152,7 @@ class MovMF(HybridStreamMixin, ClusteringModel):
     }
     capabilities = Capabilities(input="vectors", incremental=True, predict=True,
                                 predict_proba=True, top_words=True)
-    #: What a saved model keeps (:mod:`shortclust.models.saving`): the mixture ``predict``
+    #: What a saved model keeps (:mod:`shortclust.models.state`): the mixture ``predict``
     #: reads and the online state ``partial_fit`` continues from. A hybrid model's documents
     #: seen (the input of its OFFLINE steps) are not kept: a loaded h-vMF predicts, but
     #: refuses to stream on.
