@@ -16,6 +16,7 @@ _MODELS = {
     "kmeans": ("shortclust.models.kmeans", "KMeans"),
     "kmeans_idf": ("shortclust.models.kmeans_idf", "KMeansIdf"),
     "kmeans_minus": ("shortclust.models.kmeans_minus", "KMeansMinus"),
+    "kmeans_vsm": ("shortclust.models.kmeans_vsm", "KMeansVSM"),
     "movmf": ("shortclust.models.movmf", "MovMF"),
     "minibatch_kmeans": ("shortclust.models.minibatch_kmeans", "MiniBatchKMeans"),
     "gsdpmm": ("shortclust.models.gsdpmm", "GSDPMM"),

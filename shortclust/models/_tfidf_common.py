@@ -162,7 +162,8 @@ class CentroidMixin(TfidfMixin):
         self.n_iter_ = int(estimator.n_iter_)
         self.cluster_centers_ = estimator.cluster_centers_
         self.inertia_ = float(estimator.inertia_)
-        self.idf_ = transformer.idf_ if transformer is not None else None
+        # No idf for document vectors, nor for a weighting without one (use_idf=False).
+        self.idf_ = getattr(transformer, "idf_", None)
         self.n_features_in_ = n_features
         self._transformer = transformer
 

@@ -130,20 +130,25 @@ class KMeans(CentroidMixin, ClusteringModel):
         -------
         self : KMeans
         """
+        weights, transformer = self._checked_vectors(X)
+        best = self._best_of_runs(weights, callback)
+        self._store_centroids(best, transformer, weights.shape[1])
+        return self
+
+    def _best_of_runs(self, rows, callback=None, init="k-means++"):
+        """The fitted scikit-learn K-means of lowest inertia over ``n_init`` Lloyd runs."""
         from sklearn.cluster import KMeans as SklearnKMeans
 
-        weights, transformer = self._checked_vectors(X)
         # One RandomState shared by the runs draws the seedings in the same sequence as
         # scikit-learn's own n_init loop would.
         seeds = sklearn_random_state(self.random_state)
         best = None
         for i in range(1, self.n_init + 1):
-            run = SklearnKMeans(n_clusters=self.n_clusters, init="k-means++", n_init=1,
+            run = SklearnKMeans(n_clusters=self.n_clusters, init=init, n_init=1,
                                 max_iter=self.max_iter, tol=self.tol, random_state=seeds)
-            run.fit(weights)
+            run.fit(rows)
             if best is None or run.inertia_ < best.inertia_:
                 best = run
             if callback is not None:
                 callback(i, self.n_init, n_nonempty(best.labels_))
-        self._store_centroids(best, transformer, weights.shape[1])
-        return self
+        return best
