@@ -167,8 +167,9 @@ def cluster(
         help="A model parameter, e.g. alpha=0.05 or max_iter=50. Repeatable.")] = None,
     preprocess: str = typer.Option(
         "auto", "--preprocess", metavar="NAME",
-        help="none, gsdmm, ncut, newsgroups, sklearn_english, basic, or auto: basic for raw "
-             "text, none for text that looks tokenised already."),
+        help="none, gsdmm, ncut, newsgroups, newsgroups_headers, sklearn_english, basic, or "
+             "auto: basic for raw text, none for text that looks tokenised already. "
+             "NAME(min_df=N) changes a pipeline's document-frequency cut."),
     seed: int = typer.Option(0, "--seed", min=0, help="Random seed (same seed, same clusters)."),
     output: Optional[str] = typer.Option(
         None, "--output", metavar="DIR", help="Output directory (default: <FILE stem>_clusters)."),

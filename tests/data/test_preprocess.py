@@ -172,3 +172,31 @@ def test_sklearn_english_keeps_what_scikit_learns_vectoriser_keeps():
     assert corpus.vocabulary == sorted(vectoriser.vocabulary_)
     assert (corpus.counts != vectoriser.transform(texts)).nnz == 0
     assert "scikit-learn" in PIPELINES["sklearn_english"].version
+
+
+def test_a_pipeline_name_may_set_its_corpus_steps():
+    pipe = get_pipeline("Basic( min_doc_words=2,min_df=3 )")
+    assert (pipe.name, pipe.min_df, pipe.min_doc_words) == ("basic(min_df=3, min_doc_words=2)", 3, 2)
+    assert pipe.version != PIPELINES["basic"].version  # caches and run ids tell them apart
+    assert get_pipeline(pipe.name) == pipe  # the canonical name reads back as itself
+    assert get_pipeline("basic()") is PIPELINES["basic"]
+    texts = ["red apple pie", "red apple", "green apple", "blue sky", "pie red apple"]
+    default = Corpus.from_texts(texts, pipeline="basic")
+    tighter = Corpus.from_texts(texts, pipeline=pipe)
+    assert default.vocabulary == ["apple", "pie", "red"] and default.n_docs == 5
+    assert tighter.vocabulary == ["apple", "red"] and tighter.preprocess == pipe.name
+    assert tighter.n_docs == 3  # min_doc_words=2: "green apple" and "blue sky" go
+
+
+@pytest.mark.parametrize("name, said", [
+    ("basic(min_df=0)", "min_df must be an integer >= 1"),
+    ("basic(max_df=nan)", "max_df must be in (0, 1]"),
+    ("basic(max_df=1.5)", "max_df must be in (0, 1]"),
+    ("basic(min_df=2.5)", "min_df must be an integer >= 1"),
+    ("basic(stem=yes)", "'stem=yes' is not a setting"),
+    ("basic(min_df=3", "close the settings with ')'"),
+])
+def test_bad_corpus_settings_say_what_to_write(name, said, one_line):
+    with pytest.raises(DataError) as err:
+        get_pipeline(name)
+    one_line(str(err.value), said)

@@ -9,7 +9,7 @@ from shortclust.papers.streams import reported, tables
 
 def test_streams_is_a_registered_paper_with_its_items():
     assert "streams" in paper_names()
-    assert list(get_paper("streams").items) == ["table2", "table3", "table4", "figure1"]
+    assert list(get_paper("streams").items) == ["table2", "table3", "table4", "figure1", "dims"]
 
 
 def test_the_transcription_has_every_cell_of_tables_2_and_4():
@@ -64,3 +64,34 @@ def test_table2_says_which_cells_are_within_005_of_the_paper():
                                 ["vMF", "EDCM"], reported.TABLE2)
     assert lines[0] == "**Within 0.05 NMI of the paper:** vMF news-20 (+0.010)."
     assert lines[1].startswith("**Not within:** vMF diff-3 (-0.520).")
+
+
+def test_paper_min_df_is_the_smallest_cut_within_the_papers_size():
+    import numpy as np
+
+    from shortclust.papers.streams.dims import paper_min_df
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        frequencies = rng.integers(2, 30, size=rng.integers(1, 60))
+        dims = int(rng.integers(1, 70))
+        cut = paper_min_df(frequencies, dims)
+        assert (frequencies >= cut).sum() <= dims
+        assert cut == 2 or (frequencies >= cut - 1).sum() > dims  # one lower keeps too many
+
+
+def test_the_dims_table_reads_each_change_against_the_paper(tmp_path):
+    from shortclust.papers.streams.dims import Variant, build_dims
+
+    found = [Variant("ours", "ours", "newsgroups", 15607),
+             Variant("dims", "size", "newsgroups(min_df=6)", 6881),
+             Variant("headers", "headers", "newsgroups_headers(min_df=6)", 7243)]
+    record = lambda seed, nmi: {"seed": seed, "metrics": {"nmi": nmi}}  # noqa: E731
+    results = {("vMF", "diff-3", "ours"): [record(0, 0.60), record(1, 0.62)],
+               ("vMF", "diff-3", "dims"): [record(0, 0.70), record(1, 0.72)],
+               ("vMF", "diff-3", "headers"): [record(0, 0.86), record(1, 0.84)]}
+    text, frame = build_dims(results, {"diff-3": found}, "footer")
+    assert "| diff-3 | 7,670 | 15,607 (newsgroups) | 6,881 (newsgroups(min_df=6)) |" in text
+    assert "| diff-3 | 0.82 | 0.610 ± 0.014 | 0.710 ± 0.014 | 0.850 ± 0.014 | headers |" in text
+    assert "## EDCM" not in text  # no runs: no section
+    assert frame["n_words"].tolist() == [15607, 6881, 7243]

@@ -1,4 +1,5 @@
-"""Banerjee & Basu, SDM 2007 (topic models over text streams): Tables 2-4 and Figure 1.
+"""Banerjee & Basu, SDM 2007 (topic models over text streams): Tables 2-4, Figure 1, and
+Table 2 at the paper's vocabulary sizes (:mod:`.dims`).
 
 Each item runs the configs under ``configs/papers/streams/`` and writes
 ``results/streams/``: :mod:`.reported` holds the paper's numbers, :mod:`.plan` the items

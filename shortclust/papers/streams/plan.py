@@ -54,9 +54,14 @@ def _tag(family: str, kind: str, dataset: str) -> str:
     return f"{family.lower()}_{kind}_{dataset}"
 
 
-def run_batch(job, family: str, dataset: str) -> list[dict]:
+def run_batch(job, family: str, dataset: str, variant: str | None = None,
+              more: tuple[str, ...] | list[str] = ()) -> list[dict]:
+    """A family's batch config on a dataset; ``variant`` names a run with ``more``
+    overrides (another preprocessing, say) in its own tag."""
     config = CONFIGS / FAMILIES[family][0]
-    return job.run(config, _tag(family, "batch", dataset), dataset, overrides(job, dataset))
+    kind = "batch" if variant is None else f"batch_{variant}"
+    return job.run(config, _tag(family, kind, dataset), dataset,
+                   overrides(job, dataset) + list(more))
 
 
 def run_online(job, family: str, dataset: str) -> list[dict]:
@@ -100,4 +105,12 @@ def figure1(job) -> None:
     tables.write_figure1(job, hybrid, online)
 
 
-ITEMS = {"table2": table2, "table3": table3, "table4": table4, "figure1": figure1}
+def dims(job) -> None:
+    """Table 2 at the paper's vocabulary sizes, then with the posts' headers kept."""
+    from shortclust.papers.streams.dims import dims as run_dims
+
+    run_dims(job)
+
+
+ITEMS = {"table2": table2, "table3": table3, "table4": table4, "figure1": figure1,
+         "dims": dims}
