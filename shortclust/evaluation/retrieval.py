@@ -109,7 +109,7 @@ class SmoothingGrid:
 
     lams: tuple = tuple(round(0.1 * i, 1) for i in range(11))
     mus: tuple = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0)
-    bs: tuple = (1.0, 1.01, 1.1)
+    bs: tuple = (1.0, 1.001, 1.01, 1.1)
 
     @property
     def points(self) -> list[Smoothing]:
@@ -201,21 +201,26 @@ def query_log_likelihood(collection, tokens, smoothings) -> np.ndarray:
     for column, n_vq in zip(columns, repeats):
         p_doc, p_cluster = collection.term_arrays(column)
         p_collection = collection.collection_p[column]
+        document_models = {}  # one per (mu, b): the settings of a grid share them
         for row, setting in enumerate(smoothings):
-            p = _term_probability(collection, setting, p_doc, p_cluster, p_collection)
+            key = (setting.mu, setting.b)
+            if key not in document_models:
+                document_models[key] = _document_model(collection, setting, p_doc,
+                                                       p_collection)
+            p = setting.lam * p_cluster + (1.0 - setting.lam) * document_models[key]
             with np.errstate(divide="ignore"):
                 scores[row] += n_vq * np.log(p)
     return scores
 
 
-def _term_probability(collection, setting, p_doc, p_cluster, p_collection):
-    """Eq. 13 for one word and one setting, every document at once."""
+def _document_model(collection, setting, p_doc, p_collection):
+    """The bracket of Eq. 13 for one word: the decayed document estimate smoothed by the
+    collection's with Dirichlet prior mu, every document at once."""
     lengths = collection.lengths
     with np.errstate(invalid="ignore", divide="ignore"):
         weight = np.where(lengths > 0, lengths / (lengths + setting.mu), 0.0)
     decay = setting.b ** -collection.ages if setting.b != 1.0 else 1.0
-    document_model = weight * p_doc * decay + (1.0 - weight) * p_collection
-    return setting.lam * p_cluster + (1.0 - setting.lam) * document_model
+    return weight * p_doc * decay + (1.0 - weight) * p_collection
 
 
 @dataclass(frozen=True)
