@@ -86,6 +86,41 @@ class DMMMixin:
                            for w, weight in zip(top, phi)])
         return result
 
+    @property
+    def topic_proportions_(self):
+        """Weight of each fitted cluster, theta, as the model's predictive reads it.
+
+        ``theta_z = (m_z + a) / sum_k (m_k + a)`` over the ``n_clusters_`` non-empty
+        clusters, with ``a`` the prefactor's alpha of :meth:`predict_proba`: ``alpha`` for
+        GSDMM (Eq. 4 of KDD 2014), 0 for GSDPMM (a Dirichlet process weighs an existing
+        cluster by ``m_z``). Computed from the fitted counts, not saved.
+
+        Returns
+        -------
+        ndarray of shape (n_clusters_,)
+            Summing to 1.
+        """
+        check_is_fitted(self, "labels_")
+        weights = self.cluster_sizes_.astype(np.float64) + self._scoring_alpha()
+        return weights / weights.sum()
+
+    @property
+    def topic_word_(self):
+        """Word distribution of each fitted cluster, phi (Eq. 9 of KDD 2014).
+
+        ``phi_zv = (n_z^v + beta) / (n_z + V beta)``, the posterior mean of the cluster's
+        multinomial given its counts (binarised ones for ``likelihood="eq3"``).
+
+        Returns
+        -------
+        ndarray of shape (n_clusters_, n_features_in_)
+            Rows summing to 1.
+        """
+        check_is_fitted(self, "labels_")
+        counts = self.cluster_word_counts_.astype(np.float64)
+        totals = counts.sum(axis=1, keepdims=True)
+        return (counts + self.beta) / (totals + self.n_features_in_ * self.beta)
+
     def _model_counts(self, counts):
         """Checked counts as the likelihood reads them (GSDMM's Eq. 3 binarises them)."""
         return counts

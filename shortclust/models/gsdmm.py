@@ -72,6 +72,10 @@ class GSDMM(DMMMixin, ClusteringModel):
         Documents per cluster, m_z.
     cluster_word_counts_ : ndarray of shape (n_clusters_, n_features_in_)
         Word occurrences per cluster, n_z^w.
+    topic_proportions_ : ndarray of shape (n_clusters_,)
+        Cluster weights theta, proportional to (m_z + alpha) (computed, not saved).
+    topic_word_ : ndarray of shape (n_clusters_, n_features_in_)
+        Cluster word distributions phi, ``(n_z^w + beta) / (n_z + V beta)`` (computed).
     n_clusters_history_ : list of int
         Non-empty clusters after each sweep of the last call (Figure 3 of the paper).
     n_moved_history_ : list of int

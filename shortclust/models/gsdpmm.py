@@ -48,6 +48,10 @@ class GSDPMM(DMMMixin, ClusteringModel):
         Documents per cluster, m_z.
     cluster_word_counts_ : ndarray of shape (n_clusters_, n_features_in_)
         Word occurrences per cluster, n_z^w.
+    topic_proportions_ : ndarray of shape (n_clusters_,)
+        Cluster weights theta, proportional to m_z (computed, not saved).
+    topic_word_ : ndarray of shape (n_clusters_, n_features_in_)
+        Cluster word distributions phi, ``(n_z^w + beta) / (n_z + V beta)`` (computed).
     n_clusters_init_ : int
         Clusters after the sequential initialisation.
     n_clusters_history_ : list of int

@@ -77,6 +77,8 @@ class LDA(HybridStreamMixin, ClusteringModel):
         Topic proportions theta of each document seen (Eq. 7), rows summing to 1.
     topic_word_ : ndarray of shape (n_clusters, n_features_in_)
         Word distribution phi of each topic (Eq. 6), rows summing to 1.
+    topic_proportions_ : ndarray of shape (n_clusters,)
+        Corpus-level topic proportions from the topic totals and alpha, summing to 1.
     topic_word_counts_ : ndarray of shape (n_clusters, n_features_in_)
         Tokens of each word assigned to each topic: int32 from a Gibbs sample; float64
         after :meth:`partial_fit`, which adds expected assignments. A view of the
@@ -334,6 +336,21 @@ class LDA(HybridStreamMixin, ClusteringModel):
         check_is_fitted(self, "labels_")
         counts, totals = self.topic_word_counts_, self.topic_totals_
         return (counts + self.beta) / (totals[:, None] + counts.shape[1] * self.beta)
+
+    @property
+    def topic_proportions_(self):
+        """The corpus-level topic proportions, (n_clusters,), summing to 1.
+
+        ``theta_k = (n_k + alpha) / (n + K alpha)`` from the tokens assigned to each topic
+        (``topic_totals_``; expected assignments after :meth:`partial_fit`), the same
+        smoothing as a document's proportions (Eq. 7) applied to the whole corpus. It lets
+        stream perplexity score LDA like the one-topic-per-document models
+        (:mod:`shortclust.evaluation.perplexity`).
+        """
+        check_is_fitted(self, "labels_")
+        totals = np.asarray(self.topic_totals_, dtype=np.float64)
+        alpha = self._alpha()
+        return (totals + alpha) / (totals.sum() + totals.size * alpha)
 
     # --- new documents ----------------------------------------------------------------------
 
