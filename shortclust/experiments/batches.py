@@ -11,6 +11,8 @@
       #                      # for ISO-8601 timestamps; windows start at the first time,
       #                      # empty ones are skipped
       partial_iter: 2        # optional: the model's partial_iter (not also in model.params)
+      perplexity: true       # optional: score each batch, before the model sees it, under
+      #                      # the model of the batches before (next-batch perplexity)
 
 The section is checked when the config is loaded (:func:`parse_stream`, called by the
 config schema); what depends on the corpus (its times, its size) is checked when the
@@ -29,7 +31,7 @@ import numpy as np
 
 from shortclust.errors import ConfigError
 
-STREAM_KEYS = ("batch_by", "batch_size", "n_batches", "window", "partial_iter")
+STREAM_KEYS = ("batch_by", "batch_size", "n_batches", "window", "partial_iter", "perplexity")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _BATCHING_HINT = ("set batch_by: count with batch_size (documents per batch) or n_batches, "
@@ -53,6 +55,12 @@ class StreamSpec:
         The duration in seconds, when ``window`` is one.
     partial_iter : int or None
         Sweeps per later batch, given to the model as its ``partial_iter``.
+    perplexity : True or None
+        Score each batch after the first, before the model sees it, by the perplexity
+        under the model of the batches before
+        (:func:`~shortclust.evaluation.perplexity.model_perplexity`; words not seen yet
+        count as out of vocabulary). None when not asked, so that run ids of streams
+        written before the key stay as they were.
     """
 
     batch_by: str
@@ -61,6 +69,7 @@ class StreamSpec:
     window: int | str | None = None
     window_seconds: int | None = None
     partial_iter: int | None = None
+    perplexity: bool | None = None
 
     def as_record(self) -> dict[str, Any]:
         """The settings as written (unset keys left out), for records and run ids."""
@@ -90,7 +99,10 @@ def parse_stream(section: dict, where: str = "stream") -> StreamSpec:
     partial_iter = section.get("partial_iter")
     if partial_iter is not None:
         _require_count(partial_iter, f"{where}.partial_iter", 0)
-    return StreamSpec(**spec, partial_iter=partial_iter)
+    perplexity = section.get("perplexity")
+    if perplexity is not None and not isinstance(perplexity, bool):
+        raise ConfigError(f"{where}.perplexity must be true or false, not {perplexity!r}")
+    return StreamSpec(**spec, partial_iter=partial_iter, perplexity=perplexity or None)
 
 
 def _count_spec(section: dict, where: str) -> dict[str, Any]:

@@ -227,6 +227,16 @@ def check_incremental(model_class: type, config: ExperimentConfig, where: str) -
             f"{where}: model '{config.model.name}' has no partial_fit, which a stream needs: "
             "use an incremental model (gsdmm) or remove the stream section"
         )
+    stream = config.stream or {}
+    name = (config.representation or {}).get("name", "counts")
+    gives_topics = hasattr(model_class, "topic_word_") or "topic_word_" in getattr(
+        model_class, "_fitted_attributes", ())  # a property, or an attribute fit sets
+    if stream.get("perplexity") and (name != "counts" or not gives_topics):
+        why = (f"representation '{name}' gives no word counts" if name != "counts" else
+               f"model '{config.model.name}' gives no topic_proportions_ and topic_word_")
+        raise ConfigError(f"{where}: stream.perplexity scores word counts under a model's "
+                          f"topic and word distributions, but {why}: remove "
+                          "stream.perplexity or use a topic model (gsdmm, lda, dct) on counts")
 
 
 def _param_sets(config: ExperimentConfig, points, spec, model_class, where: str,

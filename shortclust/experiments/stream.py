@@ -112,8 +112,11 @@ def _stream_batches(context, run, callback) -> tuple[Any, list[dict[str, Any]]]:
     features = context.features[stream.order]
     truth = None if context.truth is None else context.truth[stream.order]
     model = context.model_class(**run.params, random_state=run.seed)
-    entries, classes = [], set()
+    entries, classes, seen = [], set(), None
     for number, batch in enumerate(stream.batches, 1):
+        held_out = None
+        if stream.spec.perplexity:
+            held_out, seen = _held_out(model, features[batch.start:batch.stop], seen)
         one_class = False
         if truth is not None:
             batch_classes = set(np.unique(truth[batch.start:batch.stop]).tolist())
@@ -129,6 +132,7 @@ def _stream_batches(context, run, callback) -> tuple[Any, list[dict[str, Any]]]:
             "n_clusters": int(model.n_clusters_), "n_iter": int(model.n_iter_),
             "seconds": seconds,
             **({"one_class": True} if one_class else {}),
+            **({"held_out": held_out} if held_out is not None else {}),
             "prequential": _defined(
                 context.score(labels, slice(batch.start, batch.stop), truth), one_class),
             "cumulative": _defined(context.score(labels, slice(0, batch.stop), truth),
@@ -136,6 +140,21 @@ def _stream_batches(context, run, callback) -> tuple[Any, list[dict[str, Any]]]:
         })
         callback(number, len(stream.batches), int(model.n_clusters_))
     return model, entries
+
+
+def _held_out(model, batch, seen):
+    """The batch's perplexity under the model of the batches before (None for the first),
+    words not seen in those batches counted as out of vocabulary; and the words seen
+    once this batch is added."""
+    from shortclust.evaluation.perplexity import model_perplexity, seen_words
+
+    result = None
+    if seen is not None:
+        scored = model_perplexity(model, batch, in_vocabulary=seen)
+        finite = bool(np.isfinite(scored.perplexity))  # JSON has no inf: None instead
+        result = {"perplexity": scored.perplexity if finite else None,
+                  "oov_rate": scored.oov_rate, "n_tokens": scored.n_tokens}
+    return result, seen_words(batch) if seen is None else seen | seen_words(batch)
 
 
 def _defined(scores: dict[str, float] | None, one_class: bool) -> dict[str, Any] | None:

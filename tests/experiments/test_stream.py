@@ -453,3 +453,34 @@ def test_hybrid_lda_runs_offline_steps_in_a_stream(tmp_path):
     assert record["params"]["stream_length"] == N_DOCS  # filled in from the stream
     # OFFLINE steps after 18 and 36 documents: in the second and the third batch.
     assert [b["n_iter"] for b in record["batches"]] == [20, 2, 2]
+
+
+def test_perplexity_scores_each_batch_under_the_model_of_the_batches_before(tmp_path):
+    from shortclust.evaluation.perplexity import perplexity
+
+    stream = {"batch_by": "count", "n_batches": 6}  # two batches per topic
+    plain = run(write_stream_config(tmp_path, stream, runs=1)).records[0]
+    path = write_stream_config(tmp_path, {**stream, "perplexity": True}, runs=1)
+    scored = run(path, f"output={tmp_path / 'scored'}").records[0]
+    assert scored["run_id"] != plain["run_id"]
+    assert scored["metrics"] == plain["metrics"]  # scoring does not touch the fit
+    held = [batch.get("held_out") for batch in scored["batches"]]
+    assert held[0] is None
+    # a topic's second batch: its words were seen; its first: none were (no perplexity)
+    for second in (held[1], held[3], held[5]):
+        assert second["perplexity"] > 1 and second["oov_rate"] < 0.5
+    for first in (held[2], held[4]):
+        assert first == {"perplexity": None, "oov_rate": 1.0, "n_tokens": 0}
+    off = write_stream_config(tmp_path, {**stream, "perplexity": False}, runs=1)
+    assert run(off, f"output={tmp_path / 'off'}").records[0]["run_id"] == plain["run_id"]
+    assert perplexity([1.0], [[1.0]], np.array([[3]])).perplexity == 1.0
+
+
+def test_perplexity_needs_a_topic_model_on_counts(tmp_path):
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3,
+                                          "perplexity": True})
+    with pytest.raises(ConfigError, match="gives no topic_proportions_ and topic_word_"):
+        run(path, "model.name=edcm", "model.params={n_clusters: 3}")
+    with pytest.raises(ConfigError, match="perplexity must be true or false"):
+        load_config(write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3,
+                                                    "perplexity": "yes"}))
