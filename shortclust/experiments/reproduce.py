@@ -11,6 +11,7 @@ checkout (:func:`project_root`), so a reproduction runs from any working directo
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,11 @@ class Reproduction:
     written: list[Path] = field(default_factory=list)
     #: Runs fitted (not reused from earlier invocations) by this job so far.
     fitted: int = 0
+    #: Runs (or archived measurements) the current item has found, fitted or recorded;
+    #: :func:`~shortclust.papers.registry.reproduce` resets it before each item.
+    collected: int = 0
+    #: Results files ``--no-fit`` left as they were, as its item found nothing to show.
+    kept: list[Path] = field(default_factory=list)
 
     def __post_init__(self):
         self.results_dir = Path(self.results_dir if self.results_dir is not None
@@ -197,14 +203,23 @@ class Reproduction:
                                  archive=archive if self.archive else None)
         result = run_experiment(config, run_options, **options)
         self.fitted += result.n_run
+        self.collected += len(result.planned)
         return result
 
     def _with_output(self, config, tag: str):
         return config.model_copy(update={"output": str(self.work_dir / self.paper / tag)})
 
     def write_text(self, name: str, text: str) -> Path:
-        """Write a results file (atomically) and remember it."""
+        """Write a results file (atomically) and remember it.
+
+        With ``fit=False``, an item that has found no runs at all leaves an existing file
+        as it is (listed in ``kept``): ``--no-fit`` never replaces a committed table by
+        one that only says that nothing was run.
+        """
         path = self.results_dir / self.paper / name
+        if not self.fit and self.collected == 0 and path.exists():
+            self.kept.append(path)
+            return path
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, text)
         self.written.append(path)
@@ -216,8 +231,13 @@ class Reproduction:
         self.write_text(f"{name}.md", markdown)
 
     def figure_path(self, name: str) -> Path:
-        """Where ``<name>.png`` goes; the caller saves the figure there."""
+        """Where ``<name>.png`` goes; the caller saves the figure there (with ``fit=False``
+        and no runs found, a scratch path, so an existing figure stays: see
+        :meth:`write_text`)."""
         path = self.results_dir / self.paper / f"{name}.png"
+        if not self.fit and self.collected == 0 and path.exists():
+            self.kept.append(path)
+            return Path(tempfile.mkdtemp(prefix="shortclust-kept-")) / path.name
         self.written.append(path)
         return path
 

@@ -68,6 +68,20 @@ def test_only_runs_the_named_items(paper, tmp_path):
     assert not (tmp_path / "results" / "fake" / "table.md").exists()
 
 
+def test_no_fit_without_runs_keeps_the_tables_there_and_writes_missing_ones(paper, tmp_path):
+    run_fake(paper, tmp_path)
+    table = tmp_path / "results" / "fake" / "table.md"
+    before = table.read_text()
+    shutil.rmtree(tmp_path / "work")
+    shutil.rmtree(tmp_path / "results" / "fake" / "records")  # no run left anywhere
+    job = run_fake(paper, tmp_path, fit=False)
+    assert table.read_text() == before and table in job.kept and not job.written
+    elsewhere = tmp_path / "elsewhere"  # nothing there yet: the empty tables are written
+    job = reproduce(paper, results_dir=elsewhere, work_dir=tmp_path / "w2", quiet=True,
+                    fit=False)
+    assert (elsewhere / "fake" / "table.md").exists() and not job.kept
+
+
 # --- the registry ------------------------------------------------------------------------------
 
 

@@ -138,6 +138,7 @@ def hac_sd_gap(job) -> dict:
         atomic_write_text(path, json.dumps(rows, indent=1, sort_keys=True) + "\n")
     else:
         rows = []
+    job.collected += len(rows)
     job.write_table("hac_sd_gap", pd.DataFrame(rows), gap_text(rows))
     return {"runs": len(rows), "fit_seconds": 0.0}
 
