@@ -93,7 +93,9 @@ class DCT(ClusteringModel):
     topic_word_pseudo_counts_ : ndarray of shape (n_clusters, n_features_in_)
         n_{t,z,v} + b_{t,z,v}, the Dirichlet posterior of each phi_{t,z}.
     alpha_ : ndarray of shape (n_clusters, L)
-        The precisions alpha_{t,z,l} at the end of the last step.
+        The precisions alpha_{t,z,l} at the end of the last step. A topic unused for
+        several steps has a tiny theta_{t-1,z}; if it takes documents again, the fixed
+        point gives it a moderate prior weight alpha theta, hence a huge alpha.
     beta_ : ndarray of shape (L, n_features_in_)
         The precisions beta_{t,v,l} at the end of the last step (shared by the topics).
     n_moved_history_ : list of int
@@ -119,7 +121,9 @@ class DCT(ClusteringModel):
     not depend on z: the precision of a word, shared by the topics. That is what is
     estimated here (``beta_``). alpha_{t,z,l} is per topic, as written. The long-term
     update multiplies every lag's alpha_{t,z,l} (beta_{t,v,l}) by the same factor, so the
-    split over lags keeps its initial proportions.
+    split over lags keeps its initial proportions. With one alpha_{t,z} per topic fitted
+    to the step's counts, Theta_t moves towards the step's own topic proportions; with
+    ``fixed_point_iter=0`` the prior keeps its pull towards Theta_{t-1}.
 
     **Precisions at each step.** Algorithm 1 takes "initialized alpha_t and beta_t" as
     input without saying from what; each step starts from ``alpha`` and ``beta``, so a
