@@ -7,6 +7,7 @@ from shortclust.errors import ConfigError
 # name in a config -> (module, class). Imported lazily so that `shortclust --help` and
 # configs for one model do not pay for compiling every other model's kernels.
 _MODELS = {
+    "dct": ("shortclust.models.dct", "DCT"),
     "edcm": ("shortclust.models.edcm", "EDCM"),
     "gsdmm": ("shortclust.models.gsdmm", "GSDMM"),
     "hac": ("shortclust.models.hac", "HAC"),
