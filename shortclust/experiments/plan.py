@@ -229,9 +229,7 @@ def check_incremental(model_class: type, config: ExperimentConfig, where: str) -
         )
     stream = config.stream or {}
     name = (config.representation or {}).get("name", "counts")
-    gives_topics = hasattr(model_class, "topic_word_") or "topic_word_" in getattr(
-        model_class, "_fitted_attributes", ())  # a property, or an attribute fit sets
-    if stream.get("perplexity") and (name != "counts" or not gives_topics):
+    if stream.get("perplexity") and (name != "counts" or not model_class.capabilities.topics):
         why = (f"representation '{name}' gives no word counts" if name != "counts" else
                f"model '{config.model.name}' gives no topic_proportions_ and topic_word_")
         raise ConfigError(f"{where}: stream.perplexity scores word counts under a model's "

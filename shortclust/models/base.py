@@ -364,12 +364,16 @@ class Capabilities:
     seeded : bool, default=True
         The labels depend on ``random_state``; False for a deterministic model (HAC),
         whose runs with different seeds give the same labels.
+    topics : bool, default=False
+        Once fitted, gives ``topic_proportions_`` (shape K, summing to 1) and
+        ``topic_word_`` (K x V, rows summing to 1): what next-batch perplexity and
+        cluster-based retrieval score (:mod:`shortclust.evaluation.perplexity`).
 
     Examples
     --------
     >>> Capabilities(input="counts", predict=True, predict_proba=False, top_words=True)
     Capabilities(input='counts', fit_counts=False, incremental=False, predict=True, \
-predict_proba=False, top_words=True, seeded=True)
+predict_proba=False, top_words=True, seeded=True, topics=False)
     """
 
     input: str
@@ -379,6 +383,7 @@ predict_proba=False, top_words=True, seeded=True)
     predict_proba: bool
     top_words: bool
     seeded: bool = True
+    topics: bool = False
 
     def __post_init__(self):
         if self.input not in INPUTS:

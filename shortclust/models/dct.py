@@ -163,7 +163,7 @@ class DCT(ClusteringModel):
         "random_state": Seed(),
     }
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
-                                predict_proba=True, top_words=True)
+                                predict_proba=True, top_words=True, topics=True)
     _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_", "n_steps_",
                           "random_state_", "proportions_history_", "topic_word_history_",
                           "topic_pseudo_counts_", "topic_word_pseudo_counts_")

@@ -135,7 +135,7 @@ class GSDMM(DMMMixin, ClusteringModel):
         "random_state": Seed(),
     }
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
-                                predict_proba=True, top_words=True)
+                                predict_proba=True, top_words=True, topics=True)
     # random_state_ too: a loaded model's partial_fit continues the fit's generator.
     _fitted_attributes = DMMMixin._fitted_attributes + ("n_batches_", "random_state_")
 

@@ -114,7 +114,7 @@ class GSDPMM(DMMMixin, ClusteringModel):
         "random_state": Seed(),
     }
     capabilities = Capabilities(input="counts", predict=True, predict_proba=True,
-                                top_words=True)
+                                top_words=True, topics=True)
     _fitted_attributes = DMMMixin._fitted_attributes + ("n_clusters_init_",)
 
     def __init__(self, *, alpha=0.1, beta=0.02, max_iter=30, random_state=None):

@@ -147,7 +147,7 @@ class LDA(HybridStreamMixin, ClusteringModel):
         "random_state": Seed(),
     }
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
-                                predict_proba=True, top_words=True)
+                                predict_proba=True, top_words=True, topics=True)
     #: What a saved model keeps (:mod:`shortclust.models.state`): the topics ``predict``
     #: reads and the stream continues from. The tokens (the input of OFFLINE steps) are not
     #: kept: a loaded model predicts and streams on, but refuses OFFLINE steps.

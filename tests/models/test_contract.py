@@ -240,6 +240,17 @@ def test_predict_proba_where_declared(model_class):
         np.testing.assert_array_equal(proba.argmax(axis=1), model.predict(X))
 
 
+def test_topic_distributions_where_declared(model_class):
+    if not model_class.capabilities.topics:
+        return
+    model = fitted(model_class)
+    theta, phi = np.asarray(model.topic_proportions_), np.asarray(model.topic_word_)
+    assert theta.ndim == 1 and phi.shape == (theta.size, model.n_features_in_)
+    assert np.all(theta >= 0) and np.all(phi >= 0)
+    np.testing.assert_allclose(theta.sum(), 1.0)
+    np.testing.assert_allclose(phi.sum(axis=1), 1.0)
+
+
 def test_top_words_where_declared(model_class):
     model = fitted(model_class)
     if not model_class.capabilities.top_words:
