@@ -1,0 +1,102 @@
+"""What the DCT reproduction runs: configs, tags and the items.
+
+Every model is a stream config under ``configs/papers/dct/`` run through the stream
+pipeline (:mod:`shortclust.experiments.stream`): 16 equal time steps, next-batch
+perplexity on (``stream.perplexity``). A model whose config or registered model is not in
+this checkout is reported as not run. Tags name the work directories and the archived
+records (``results/dct/records/<tag>.json``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from shortclust.data.registry import dataset_present
+from shortclust.models import model_names
+from shortclust.papers.dct import tables
+
+CONFIGS = Path("configs/papers/dct")
+#: Model (as the tables name it) -> (config, registered model name).
+MODELS = {"DCT": ("dct.yaml", "dct"), "DCT-L": ("dct_long.yaml", "dct"),
+          "DMM": ("dmm.yaml", "gsdmm"), "LDA": ("lda.yaml", "lda")}
+#: The labelled streams (the paper's collection is not public).
+DATASETS = ("MStream-News-T", "MStream-Tweets-T", "CrisisLexT26")
+#: Figure 7's analogue: the numbers of topics, on one stream.
+TOPIC_COUNTS = (2, 4, 8, 16, 32, 64, 128, 256)
+PERPLEXITY_DATASET = "MStream-News-T"
+PERPLEXITY_MODELS = ("DCT", "DMM", "LDA")
+
+
+def available(job, model: str) -> bool:
+    """Whether a model's config and registered model are in this checkout."""
+    config, name = MODELS[model]
+    return name in model_names() and job.project_path(CONFIGS / config).is_file()
+
+
+def present(job) -> list[str]:
+    found = [name for name in DATASETS if dataset_present(name, job.data_dir)]
+    missing = sorted(set(DATASETS) - set(found))
+    if missing:
+        job.say(f"{job.paper}: not in the data directory (not run): {', '.join(missing)}")
+    return found
+
+
+def run_stream(job, model: str, dataset: str, n_topics: int | None = None) -> list[dict]:
+    """A model's stream config on a dataset (with Z = ``n_topics`` if given)."""
+    config, _ = MODELS[model]
+    tag = f"{model.lower().replace('-', '_')}_{dataset}"
+    overrides = [f"dataset={dataset}"]
+    if n_topics is not None:
+        tag += f"_z{n_topics}"
+        overrides.append(f"model.params.n_clusters={n_topics}")
+    return job.stream(CONFIGS / config, tag, overrides)
+
+
+def clustering(job) -> None:
+    """Clustering quality and next-batch perplexity of every model on every stream."""
+    results = {model: ({dataset: run_stream(job, model, dataset) for dataset in present(job)}
+                       if available(job, model) else None) for model in MODELS}
+    tables.write_clustering(job, results)
+
+
+def perplexity(job) -> None:
+    """Figure 7's analogue: mean next-batch perplexity against the number of topics."""
+    results = {}
+    if dataset_present(PERPLEXITY_DATASET, job.data_dir):
+        for model in PERPLEXITY_MODELS:
+            if not available(job, model):
+                continue
+            results[model] = {z: run_stream(job, model, PERPLEXITY_DATASET, z)
+                              for z in TOPIC_COUNTS}
+    tables.write_perplexity(job, results, PERPLEXITY_DATASET)
+
+
+def retrieval_models(job) -> dict:
+    """Model name -> (class, parameters) of each available stream config, for retrieval:
+    the config's model parameters with its stream's ``partial_iter``."""
+    from shortclust.models import get_model_class
+
+    models = {}
+    for name in ("DMM", "LDA", "DCT", "DCT-L"):
+        if not available(job, name):
+            continue
+        config = job.config(CONFIGS / MODELS[name][0])
+        params = dict(config.model.params)
+        partial_iter = (config.stream or {}).get("partial_iter")
+        if partial_iter is not None:
+            params["partial_iter"] = partial_iter
+        models[name] = (get_model_class(config.model.name), params)
+    return models
+
+
+def retrieval(job) -> None:
+    """Table 2's analogue: cluster-based retrieval on CrisisLexT26 with each model."""
+    from shortclust.papers.dct.retrieval import DATASET, retrieval as run_retrieval
+
+    if dataset_present(DATASET, job.data_dir):
+        run_retrieval(job, retrieval_models(job))
+    else:
+        job.say(f"{job.paper}: {DATASET} is not in the data directory: retrieval not run")
+
+
+ITEMS = {"clustering": clustering, "perplexity": perplexity, "retrieval": retrieval}
