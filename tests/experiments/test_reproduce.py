@@ -86,7 +86,7 @@ def test_no_fit_without_runs_keeps_the_tables_there_and_writes_missing_ones(pape
 
 
 def test_every_paper_package_is_registered_under_its_own_name():
-    assert paper_names() == ["gsdmm", "ic", "ncut", "streams"]  # found, not listed by hand; sorted
+    assert paper_names() == ["dct", "gsdmm", "ic", "ncut", "streams"]  # found, not listed by hand; sorted
     packages = sorted(p.name for p in (REPO / "shortclust" / "papers").iterdir()
                       if (p / "__init__.py").is_file())
     assert packages == paper_names()
@@ -98,8 +98,8 @@ def test_every_paper_package_is_registered_under_its_own_name():
 def test_unknown_paper_or_item_is_a_one_line_config_error_listing_the_choices(paper, tmp_path):
     with pytest.raises(ConfigError) as error:
         get_paper("nope")
-    assert str(error.value) == ("no reproduction for paper 'nope': choose one of gsdmm, ic, "
-                                "ncut, streams, fake or all")
+    assert str(error.value) == ("no reproduction for paper 'nope': choose one of dct, gsdmm, "
+                                "ic, ncut, streams, fake or all")
     with pytest.raises(ConfigError) as error:
         run_fake(paper, tmp_path, only=["tabel"])
     assert str(error.value) == "paper 'fake' has no item 'tabel': choose from table, sweep"
@@ -109,8 +109,8 @@ def test_unknown_paper_or_item_is_a_one_line_config_error_listing_the_choices(pa
 def test_cli_unknown_paper_is_one_error_line(tmp_path):
     result = invoke("reproduce", "nope", "--results", tmp_path / "r")
     assert result.exit_code == 2
-    assert result.output == ("error: no reproduction for paper 'nope': choose one of gsdmm, "
-                             "ic, ncut, streams or all\n")
+    assert result.output == ("error: no reproduction for paper 'nope': choose one of dct, "
+                             "gsdmm, ic, ncut, streams or all\n")
     assert not (tmp_path / "r").exists()
 
 
@@ -160,7 +160,7 @@ def test_max_copies_is_accepted_for_gsdmm(monkeypatch, tmp_path):
     assert seen == {"gsdmm": {"max_copies": 16}}
     seen.clear()
     assert invoke("reproduce", "all", "--max-copies", 4, "--quiet").exit_code == 0
-    assert seen == {"gsdmm": {"max_copies": 4}, "ic": {}, "ncut": {}, "streams": {}}
+    assert seen == {"dct": {}, "gsdmm": {"max_copies": 4}, "ic": {}, "ncut": {}, "streams": {}}
 
 
 @pytest.mark.parametrize("args, message", [

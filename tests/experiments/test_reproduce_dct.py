@@ -1,0 +1,100 @@
+"""The DCT reproduction: its items, the transcription, and its tables from synthetic records."""
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from shortclust.experiments.reproduce import Reproduction
+from shortclust.papers.dct import reported, tables
+from shortclust.papers.dct.retrieval import build_table, model_clusters, step_bounds
+from shortclust.papers.registry import get_paper
+
+
+def test_dct_is_a_registered_paper_with_its_items():
+    assert list(get_paper("dct").items) == ["clustering", "perplexity", "retrieval"]
+
+
+def test_table2_transcription_keeps_the_papers_order_in_every_column():
+    # The text layer prints Table 2 out of order; the transcription must make every column
+    # follow the order the paper states (DCT > TTM > DMM > TMS >= LDA > LM).
+    assert list(reported.TABLE2) == list(reported.METHODS)
+    for metric in reported.METRICS:
+        column = [reported.TABLE2[m][metric] for m in reported.METHODS]
+        assert column == sorted(column), metric
+    assert reported.TABLE2["DCT"]["map"] == 0.4132 and reported.TABLE2["LM"]["p30"] == 0.2772
+
+
+def stream_record(seed, nmi, perplexities, n_clusters=5):
+    batches = [{"held_out": None}] + [{"held_out": {"perplexity": p, "oov_rate": 0.1,
+                                                    "n_tokens": 10}} for p in perplexities]
+    return {"seed": seed, "metrics": {"nmi": nmi, "ari": nmi / 2}, "n_clusters": n_clusters,
+            "fit_seconds": 1.0, "batches": batches}
+
+
+def job(tmp_path):
+    return Reproduction("dct", results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True,
+                        fit=False)
+
+
+def test_clustering_table_checks_the_bar_and_long_against_short(tmp_path):
+    short = [stream_record(0, 0.90, [100, 200]), stream_record(1, 0.86, [300, 400])]
+    long_ = [stream_record(0, 0.70, [100]), stream_record(1, 0.72, [100])]
+    results = {"DCT": {"MStream-News-T": short, "MStream-Tweets-T": long_},
+               "DCT-L": {"MStream-News-T": long_}, "DMM": None, "LDA": {}}
+    tables.write_clustering(job(tmp_path), results)
+    text = (tmp_path / "dct" / "clustering.md").read_text()
+    assert "| MStream-News-T | 0.74 | 0.880 ± 0.028 | 0.710 ± 0.014 | not run | no runs yet |" in text
+    assert "- DCT on MStream-News-T: NMI 0.880 (at least 0.82)." in text
+    assert "- DCT on MStream-Tweets-T: NMI 0.710 (BELOW 0.82)." in text
+    assert "DCT-L against DCT on MStream-News-T: NMI 0.710 vs 0.880 (worse" in text
+    # perplexity: the mean over a run's scored steps, then over runs
+    assert "| MStream-News-T | 250 ± 141 |" in text
+    frame = pd.read_csv(tmp_path / "dct" / "clustering.csv")
+    assert set(frame["model"]) == {"DCT", "DCT-L"}
+
+
+def test_figure7_table_and_plot_from_records(tmp_path):
+    results = {"DCT": {2: [stream_record(0, 0.5, [50.0])], 4: [stream_record(0, 0.5, [40.0])]}}
+    tables.write_perplexity(job(tmp_path), results, "MStream-News-T")
+    text = (tmp_path / "dct" / "figure7.md").read_text()
+    assert "| DCT | 4 | 40 ± 0 | 0.100 | 1 |" in text
+    assert (tmp_path / "dct" / "figure7.png").stat().st_size > 0
+
+
+def test_cutoffs_fall_at_step_ends_and_models_see_each_step_once():
+    bounds = step_bounds(103)
+    assert bounds[-1] == 103 and bounds[3::4] == [round(k * 103 / 5) for k in range(1, 6)]
+
+    class Recorder:
+        topic_word_ = np.full((2, 3), 1 / 3)
+
+        def __init__(self):
+            self.sizes = []
+
+        def partial_fit(self, X):
+            self.sizes.append(X.shape[0])
+
+        def predict_proba(self, X):
+            return np.full((X.shape[0], 2), 0.5)
+
+    model, counts = Recorder(), np.ones((103, 3))
+    source = model_clusters(model, counts)
+    for index, n in enumerate(bounds[3::4]):
+        doc_topic, topic_word = source(index, n)
+        assert doc_topic.shape == (n, 2) and sum(model.sizes) == n
+    assert len(model.sizes) == 20
+
+
+def test_retrieval_table_compares_models_with_the_references():
+    row = lambda method, seed, m: {"method": method, "seed": seed,  # noqa: E731
+                                   "event": {"ndcg": m, "map": m, "recall": m, "rprec": m,
+                                             "p30": m}}
+    rows = [row("LM", 0, 0.40), row("random clusters", 0, 0.39), row("random clusters", 1, 0.41),
+            row("DCT", 0, 0.45), row("DCT", 1, 0.47), row("LDA", 0, 0.38)]
+    text, frame = build_table(rows)
+    assert "| DCT | 2 | 0.4600 ± 0.0141 |" in text
+    assert "- DCT: MAP 0.4600; above LM, random clusters." in text
+    assert "- LDA: MAP 0.3800; above neither; NOT above LM, random clusters." in text
+    assert "| DCT | - | 0.6421 | 0.4132 |" in text  # the paper's row beside
+    assert len(frame) == 6 and json.dumps(rows)  # rows are plain JSON (the archive)
