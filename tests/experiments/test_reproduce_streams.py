@@ -94,4 +94,8 @@ def test_the_dims_table_reads_each_change_against_the_paper(tmp_path):
     assert "| diff-3 | 7,670 | 15,607 (newsgroups) | 6,881 (newsgroups(min_df=6)) |" in text
     assert "| diff-3 | 0.82 | 0.610 ± 0.014 | 0.710 ± 0.014 | 0.850 ± 0.014 | headers |" in text
     assert "## EDCM" not in text  # no runs: no section
+    assert "under at least one preprocessing:** 1 of 1 cells. **Under none:** none." in text
+    far = {**results, ("vMF", "diff-3", "headers"): [record(0, 0.70), record(1, 0.70)]}
+    text, _ = build_dims(far, {"diff-3": found}, "footer")
+    assert "vMF diff-3 (closest 0.710, dims; below it under every one)" in text
     assert frame["n_words"].tolist() == [15607, 6881, 7243]
