@@ -96,3 +96,15 @@ def test_the_acceptance_lines_compare_within_two_std(stored, shuffled, stored_ok
 def test_missing_runs_give_na_cells_not_errors():
     text, frame = ablation.build_ablation({"StackOverflow": {}}, "p")
     assert "n/a" in text and frame.empty is False and (frame["runs"] == 0).all()
+
+
+def test_the_order_check_has_its_own_line_and_csv_rows():
+    results = fake_results()
+    results["order_check", "stored"] = fake_records(68.40, 70.0, seed=101)
+    results["order_check", "shuffled"] = fake_records(68.41, 70.0, seed=102)
+    lines = ablation.check_lines("SearchSnippets-test", results)
+    assert lines[0].startswith("- Row order, our default (50 iterations), the table's runs")
+    assert lines[1].startswith("- Row order, our default (50 iterations), the order check's")
+    assert "same distribution not rejected" in lines[1]
+    _, frame = ablation.build_ablation({"SearchSnippets-test": results}, "p")
+    assert set(frame.loc[frame["step"] == "order_check", "rows"]) == {"stored", "shuffled"}
