@@ -12,7 +12,8 @@ from shortclust.papers.registry import get_paper
 
 
 def test_dct_is_a_registered_paper_with_its_items():
-    assert list(get_paper("dct").items) == ["clustering", "perplexity", "retrieval"]
+    assert list(get_paper("dct").items) == ["clustering", "perplexity", "retrieval",
+                                            "dependency"]
 
 
 def test_table2_transcription_keeps_the_papers_order_in_every_column():
@@ -98,3 +99,19 @@ def test_retrieval_table_compares_models_with_the_references():
     assert "- LDA: MAP 0.3800; above neither; NOT above LM, random clusters." in text
     assert "| DCT | - | 0.6421 | 0.4132 |" in text  # the paper's row beside
     assert len(frame) == 6 and json.dumps(rows)  # rows are plain JSON (the archive)
+
+
+def test_figure4_averages_each_length_over_its_seeds(tmp_path):
+    from shortclust.papers.dct.dependency import dependency_frame, method_name, write_figure
+
+    metrics = lambda m: {"ndcg": m, "map": m, "recall": m, "rprec": m, "p30": m}  # noqa: E731
+    rows = [{"method": method_name(1), "seed": 0, "event": metrics(0.40)},
+            {"method": method_name(1), "seed": 1, "event": metrics(0.42)},
+            {"method": method_name(4), "seed": 0, "event": metrics(0.45)},
+            {"method": "DCT", "seed": 0, "event": metrics(0.9)}]  # Table 2's: not a point
+    frame = dependency_frame(rows)
+    assert frame["L"].tolist() == [1, 4] and frame["runs"].tolist() == [2, 1]
+    write_figure(job(tmp_path), frame)
+    text = (tmp_path / "dct" / "figure4.md").read_text()
+    assert "| 1 | 2 | 0.4100 ± 0.0141 |" in text
+    assert (tmp_path / "dct" / "figure4.png").stat().st_size > 0

@@ -100,4 +100,17 @@ def retrieval(job) -> None:
         job.say(f"{job.paper}: {DATASET} is not in the data directory: retrieval not run")
 
 
-ITEMS = {"clustering": clustering, "perplexity": perplexity, "retrieval": retrieval}
+def dependency(job) -> None:
+    """Figure 4's analogue: DCT's retrieval on CrisisLexT26 against the dependency L."""
+    from shortclust.papers.dct.dependency import dependency as run_dependency
+    from shortclust.papers.dct.retrieval import DATASET
+
+    models = retrieval_models(job)
+    if "DCT" in models and dataset_present(DATASET, job.data_dir):
+        run_dependency(job, *models["DCT"])
+    else:
+        job.say(f"{job.paper}: DCT or {DATASET} is not here: dependency not run")
+
+
+ITEMS = {"clustering": clustering, "perplexity": perplexity, "retrieval": retrieval,
+         "dependency": dependency}
