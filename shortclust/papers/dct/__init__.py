@@ -11,6 +11,6 @@ from shortclust.papers.registry import Paper
 PAPER = Paper(
     name="dct",
     title="Liang, Yilmaz & Kanoulas, KDD 2016: dynamic clustering of short-text streams "
-          "(DCT; clustering quality and perplexity on labelled streams)",
+          "(DCT; clustering, perplexity and retrieval on labelled streams)",
     items=ITEMS,
 )
