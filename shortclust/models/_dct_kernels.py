@@ -32,6 +32,9 @@ import numpy as np
 from numba import njit
 from scipy.special import digamma, gammaln
 
+# A document joins or leaves a topic exactly as in GSDMM (the same count arrays).
+from shortclust.models._gsdmm_kernels import _move_document as move_document
+
 # Tokens folded into the log weights at once (see the module docstring).
 _BLOCK = 8
 
@@ -106,17 +109,6 @@ def _draw(log_w, u):
         if running > target:
             return k
     return last  # rounding, with u within an ulp of 1
-
-
-@njit(cache=True)
-def move_document(d, docs, k, sign, stats):
-    """Add (``sign = 1``) or remove (``sign = -1``) document ``d`` from topic ``k``."""
-    doc_ptr, doc_words, doc_counts, _ = docs
-    m_z, n_z, n_wz = stats
-    m_z[k] += sign
-    for idx in range(doc_ptr[d], doc_ptr[d + 1]):
-        n_z[k] += sign * doc_counts[idx]
-        n_wz[doc_words[idx], k] += sign * doc_counts[idx]
 
 
 @njit(cache=True)
