@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from shortclust._progress import ProgressBars
 from shortclust.config import ExperimentConfig
 from shortclust.errors import ConfigError, ShortclustError, interrupt_exit_code
 from shortclust.experiments.assignments import (SourceDocuments, auto_preprocess_note,
@@ -492,7 +493,14 @@ class Messages:
             self.out.print(table)
 
 
-class RunProgress:
+def _run_columns():
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
+    return (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn())
+
+
+class RunProgress(ProgressBars):
     """Two rich progress bars, over runs and over the current run's steps.
 
     A step is what the model's fit callback counts (``unit``: iterations of a batch fit,
@@ -502,33 +510,11 @@ class RunProgress:
 
     def __init__(self, enabled: bool, n_runs: int, n_done: int, console=None,
                  unit: str = "iterations"):
+        super().__init__(enabled, _run_columns, console)
         self.enabled, self.unit = enabled, unit
-        self.bar = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-            from rich.progress import TimeElapsedColumn
-
-            self.bar = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=console or Console(stderr=True),
-                transient=False,
-            )
+        if self.bar is not None:
             self.runs = self.bar.add_task("runs", total=n_runs, completed=n_done)
             self.steps = self.bar.add_task(unit, total=None, visible=False)
-
-    def __enter__(self):
-        if self.bar is not None:
-            self.bar.start()
-        return self
-
-    def __exit__(self, *exc_info):
-        if self.bar is not None:
-            self.bar.stop()
-        return False
 
     def parallel(self, workers: int) -> None:
         """Runs are fitted by ``workers`` processes: count runs only, no inner bar."""

@@ -15,6 +15,8 @@ import os
 
 import numpy as np
 from rich.progress import ProgressColumn
+
+from shortclust._progress import ProgressBars
 from rich.text import Text
 
 from shortclust.errors import ConfigError
@@ -98,41 +100,17 @@ def _encode(encoder, texts: list[str], batch_size: int) -> np.ndarray:
                       dtype=np.float32)
 
 
-class EmbeddingProgress:
+class EmbeddingProgress(ProgressBars):
     """A rich progress bar over the documents embedded, with their rate.
 
     Used as a context manager; with ``enabled=False`` every method does nothing.
     """
 
     def __init__(self, enabled: bool, n_texts: int, console=None):
-        self.bar = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
-
-            self.bar = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                _RateColumn(),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=console or Console(stderr=True),
-                transient=False,
-            )
+        super().__init__(enabled, _embedding_columns, console)
+        if self.bar is not None:
             self.task = self.bar.add_task("sentence embeddings (loading the encoder)",
                                           total=n_texts)
-
-    def __enter__(self):
-        if self.bar is not None:
-            self.bar.start()
-        return self
-
-    def __exit__(self, *exc_info):
-        if self.bar is not None:
-            self.bar.stop()
-        return False
 
     def encoder_loaded(self) -> None:
         if self.bar is not None:
@@ -141,6 +119,14 @@ class EmbeddingProgress:
     def advance(self, n_texts: int) -> None:
         if self.bar is not None:
             self.bar.advance(self.task, n_texts)
+
+
+def _embedding_columns():
+    from rich.progress import (BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+
+    return (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            _RateColumn(), TimeElapsedColumn(), TimeRemainingColumn())
 
 
 class _RateColumn(ProgressColumn):
