@@ -33,7 +33,6 @@ A model file in ``shortclust/models`` defines one public estimator, registered b
    ``predict(X)``, ``predict_proba(X)`` (rows summing to 1), ``top_words(n=10,
    vocabulary=None)`` (one list of ``(word, weight)`` per cluster). Methods it does not
    declare are absent.
-
 5. **``_fitted_attributes``** when it declares ``predict``: the names of the fitted
    attributes that ``predict``, ``predict_proba`` and ``top_words`` read, ``labels_``
    included (``vocabulary_`` is kept apart), each a numpy array, a JSON value or a numpy
@@ -365,9 +364,8 @@ class Capabilities:
         The labels depend on ``random_state``; False for a deterministic model (HAC),
         whose runs with different seeds give the same labels.
     topics : bool, default=False
-        Once fitted, gives ``topic_proportions_`` (shape K, summing to 1) and
-        ``topic_word_`` (K x V, rows summing to 1): what next-batch perplexity and
-        cluster-based retrieval score (:mod:`shortclust.evaluation.perplexity`).
+        Once fitted, gives ``topic_proportions_`` (K,) and ``topic_word_`` (K x V, rows)
+        summing to 1, which perplexity and retrieval score (``shortclust.evaluation``).
 
     Examples
     --------
