@@ -115,3 +115,29 @@ def test_figure4_averages_each_length_over_its_seeds(tmp_path):
     text = (tmp_path / "dct" / "figure4.md").read_text()
     assert "| 1 | 2 | 0.4100 ± 0.0141 |" in text
     assert (tmp_path / "dct" / "figure4.png").stat().st_size > 0
+
+
+def test_the_archive_is_measured_only_where_it_lacks_and_kept_as_each_finishes(tmp_path,
+                                                                                monkeypatch):
+    from shortclust.papers.dct import retrieval
+
+    path = tmp_path / "dct" / "records" / "retrieval.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps([{"method": "LM", "seed": 0}, {"method": "DCT", "seed": 7}]))
+    measured = []
+
+    def fake_measure(job, corpus, models, method, seed):
+        measured.append((method, seed))
+        return {"method": method, "seed": seed}
+
+    monkeypatch.setattr(retrieval, "measure", fake_measure)
+    monkeypatch.setattr(retrieval, "crisis_corpus", lambda job: "corpus")
+    want = [("LM", 0), ("DCT", 0), ("DCT", 1)]
+    no_fit = job(tmp_path)
+    assert retrieval.archived(no_fit, {}, want) == [{"method": "LM", "seed": 0}]
+    assert measured == [] and no_fit.collected == 1
+    fitting = Reproduction("dct", results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True)
+    shown = retrieval.archived(fitting, {}, want)
+    assert measured == [("DCT", 0), ("DCT", 1)]
+    assert [(r["method"], r["seed"]) for r in shown] == want
+    assert len(json.loads(path.read_text())) == 4  # the seed-7 row stays in the archive

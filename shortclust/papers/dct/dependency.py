@@ -10,16 +10,13 @@ seed; the measurements share Table 2's archive (``records/retrieval.json``, meth
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.ranking import METRIC_LABELS, RANKING_METRICS
 from shortclust.experiments.plots import save_figure
-from shortclust.experiments.records import atomic_write_text
 from shortclust.experiments.reproduce import markdown_table, provenance_line
-from shortclust.papers.dct.retrieval import archive_path, measure
+from shortclust.papers.dct.retrieval import archived
 
 #: The dependency lengths measured (the paper's 1..8, every other one past 4).
 LENGTHS = (1, 2, 3, 4, 6, 8)
@@ -33,19 +30,10 @@ def method_name(length: int) -> str:
 
 def dependency(job, dct_class, params: dict) -> None:
     """Measure what the archive lacks (unless ``--no-fit``), then write the figure."""
-    path = archive_path(job)
-    rows = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
     seeds = range(job.runs or DEPENDENCY_RUNS)
     models = {method_name(L): (dct_class, {**params, "dependency_length": L})
               for L in LENGTHS}
-    want = [(name, seed) for seed in seeds for name in models]
-    have = {(r["method"], r["seed"]) for r in rows}
-    if job.fit:
-        for key in [k for k in want if k not in have]:
-            rows += measure(job, models, [key])
-            atomic_write_text(path, json.dumps(rows, indent=1, sort_keys=True) + "\n")
-    shown = [r for r in rows if (r["method"], r["seed"]) in set(want)]
-    job.collected += len(shown)
+    shown = archived(job, models, [(name, seed) for seed in seeds for name in models])
     frame = dependency_frame(shown)
     write_figure(job, frame)
 

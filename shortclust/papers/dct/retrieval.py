@@ -17,6 +17,7 @@ rebuilt from that file (``--no-fit`` measures nothing).
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
@@ -76,61 +77,66 @@ def wanted(job, models: dict) -> list[tuple[str, int]]:
         (name, seed) for seed in seeds for name in ("random clusters", *models)]
 
 
-def measure(job, models: dict, todo: list[tuple[str, int]]) -> list[dict]:
-    """Tuned retrieval of each ``(method, seed)`` in ``todo``."""
+def crisis_corpus(job):
+    """CrisisLexT26 as the configs preprocess it, checked to be in time order."""
     from shortclust.data import load_corpus
-    from shortclust.experiments.crisis_retrieval import (perfect_clusters, random_clusters,
-                                                         run_crisis_retrieval)
 
     corpus = load_corpus(DATASET, data_dir=job.data_dir)
     if corpus.times is not None and np.any(np.diff(corpus.times.astype("int64")) < 0):
         raise ValueError(f"{DATASET} is expected in time order")
-    rows = []
-    for name, seed in todo:
-        if name == "LM":
-            clusters = None
-        elif name == "perfect clusters":
-            clusters = perfect_clusters(corpus)
-        elif name == "random clusters":
-            clusters = random_clusters(corpus, len(corpus.label_names), seed)
-        else:
-            model_class, params = models[name]
-            clusters = model_clusters(model_class(**params, random_state=seed), corpus.counts)
-        job.say(f"{job.paper}: retrieval {name} (seed {seed})")
-        result = run_crisis_retrieval(corpus, {name: clusters}, n_cutoffs=N_CUTOFFS,
-                                      out=_Quiet())[name]
-        rows.append({"method": name, "seed": seed, "preprocess": corpus.preprocess,
-                     "dataset_sha256": corpus.sha256,
-                     "params": None if name not in models else models[name][1],
-                     **{kind: result[kind] for kind in ("event", "hazard", "all")
-                        if kind in result},
-                     "chosen": [[s.lam, s.mu, s.b] for s in result["chosen"]]})
-    return rows
+    return corpus
 
 
-class _Quiet:
-    def write(self, text):
-        return len(text)
+def measure(job, corpus, models: dict, method: str, seed: int) -> dict:
+    """Tuned retrieval of one method (a model of ``models`` or a reference) and seed."""
+    from shortclust.experiments.crisis_retrieval import (perfect_clusters, random_clusters,
+                                                         run_crisis_retrieval)
+
+    if method == "LM":
+        clusters = None
+    elif method == "perfect clusters":
+        clusters = perfect_clusters(corpus)
+    elif method == "random clusters":
+        clusters = random_clusters(corpus, len(corpus.label_names), seed)
+    else:
+        model_class, params = models[method]
+        clusters = model_clusters(model_class(**params, random_state=seed), corpus.counts)
+    job.say(f"{job.paper}: retrieval {method} (seed {seed})")
+    result = run_crisis_retrieval(corpus, {method: clusters}, n_cutoffs=N_CUTOFFS,
+                                  out=io.StringIO())[method]
+    return {"method": method, "seed": seed, "preprocess": corpus.preprocess,
+            "dataset_sha256": corpus.sha256,
+            "params": None if method not in models else models[method][1],
+            **{kind: result[kind] for kind in ("event", "hazard", "all") if kind in result},
+            "chosen": [[s.lam, s.mu, s.b] for s in result["chosen"]]}
 
 
 def archive_path(job):
     return job.results_dir / job.paper / RECORDS_DIR / ARCHIVE
 
 
-def retrieval(job, models: dict) -> None:
-    """Table 2's analogue from the archive, measuring first what it lacks (unless
-    ``--no-fit``); the table shows the measurements of the current ``--runs``."""
+def archived(job, models: dict, want: list[tuple[str, int]]) -> list[dict]:
+    """The archive's measurements of ``want`` (``(method, seed)`` pairs), measuring first
+    those it lacks unless ``--no-fit``: one at a time, each archived as it finishes, so an
+    interrupt keeps them. Counts what it returns as the item's runs."""
     path = archive_path(job)
     rows = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
-    want = wanted(job, models)
-    todo = [key for key in want if key not in {(r["method"], r["seed"]) for r in rows}]
+    have = {(r["method"], r["seed"]) for r in rows}
+    todo = [key for key in want if key not in have]
     if todo and job.fit:
-        for key in todo:  # one at a time, archived as it finishes: an interrupt keeps them
-            rows += measure(job, models, [key])
+        corpus = crisis_corpus(job)
+        for method, seed in todo:
+            rows.append(measure(job, corpus, models, method, seed))
             atomic_write_text(path, json.dumps(rows, indent=1, sort_keys=True) + "\n")
     shown = [r for r in rows if (r["method"], r["seed"]) in set(want)]
     job.collected += len(shown)
-    text, frame = build_table(shown)
+    return shown
+
+
+def retrieval(job, models: dict) -> None:
+    """Table 2's analogue from the archive, measuring first what it lacks (unless
+    ``--no-fit``); the table shows the measurements of the current ``--runs``."""
+    text, frame = build_table(archived(job, models, wanted(job, models)))
     job.write_table("table2", frame, text + "\n" + _provenance(job))
 
 
@@ -201,4 +207,4 @@ def verdict_lines(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
-__all__ = ["retrieval", "measure", "build_table", "step_bounds", "model_clusters"]
+__all__ = ["retrieval", "archived", "measure", "build_table", "step_bounds", "model_clusters"]
