@@ -85,6 +85,7 @@ def plan_experiment(config: ExperimentConfig, data_dir=None,
     corpus = None
     if spec is not None:
         check_incremental(model_class, config, where)
+        check_stream_perplexity(model_class, config, where)
         corpus = load_experiment_corpus(config, data_dir)  # its size fills stream_length
     param_sets = _param_sets(config, points, spec, model_class, where,
                              None if corpus is None else corpus.n_docs)
@@ -227,9 +228,12 @@ def check_incremental(model_class: type, config: ExperimentConfig, where: str) -
             f"{where}: model '{config.model.name}' has no partial_fit, which a stream needs: "
             "use an incremental model (gsdmm) or remove the stream section"
         )
-    stream = config.stream or {}
+
+
+def check_stream_perplexity(model_class: type, config: ExperimentConfig, where: str) -> None:
+    """``stream.perplexity`` needs word counts and a model that declares ``topics``."""
     name = (config.representation or {}).get("name", "counts")
-    if stream.get("perplexity") and (name != "counts" or not model_class.capabilities.topics):
+    if (config.stream or {}).get("perplexity") and (name != "counts" or not model_class.capabilities.topics):
         why = (f"representation '{name}' gives no word counts" if name != "counts" else
                f"model '{config.model.name}' gives no topic_proportions_ and topic_word_")
         raise ConfigError(f"{where}: stream.perplexity scores word counts under a model's "
