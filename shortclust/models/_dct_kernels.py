@@ -179,13 +179,16 @@ def topic_prior(alpha, theta_history):
     return (alpha * theta_history.T).sum(axis=1)
 
 
-def update_alpha(alpha, theta_history, m_z, floor):
+def update_alpha(alpha, theta_history, m_z, floor, shared=False):
     """One fixed-point step for every alpha_{t,z,l} (Appendix B; Section 4.3 for L > 1).
 
     ``alpha_zl <- alpha_zl (psi(m_z + a_z) - psi(a_z)) / (psi(M + A) - psi(A))`` with
     ``a_z = sum_l alpha_zl theta_{t-l,z}``, ``A = sum_z a_z``, ``M = sum_z m_z``: Minka's
     bound on both log-gamma ratios of the joint, maximised (for L > 1 after Jensen's bound
-    on ``log a_z``), so the joint of Appendix A cannot decrease. Values are then raised to
+    on ``log a_z``), so the joint of Appendix A cannot decrease. With ``shared`` there is
+    one precision per lag, ``alpha_l`` (every row of ``alpha`` equal), and the same bound
+    gives ``alpha_l <- alpha_l sum_z theta_{t-l,z} (psi(m_z + a_z) - psi(a_z)) /
+    (psi(M + A) - psi(A))``, the topic-tracking model's rule. Values are then raised to
     ``floor`` (shape of ``alpha``) where they fall below it.
 
     Parameters
@@ -195,6 +198,7 @@ def update_alpha(alpha, theta_history, m_z, floor):
         ``theta_{t-1}, ..., theta_{t-L}``.
     m_z : ndarray of shape (Z,)
     floor : ndarray of shape (Z, L)
+    shared : bool, default=False
 
     Returns
     -------
@@ -211,6 +215,8 @@ def update_alpha(alpha, theta_history, m_z, floor):
     # A prior weight that underflowed to 0 (a topic unused for very long) cannot be
     # scaled back up: its precision stays as it is.
     gain[(m_z > 0) & (a == 0.0)] = scale
+    if shared:
+        return np.maximum(alpha * (theta_history @ gain / scale)[None, :], floor)
     return np.maximum(alpha * (gain / scale)[:, None], floor)
 
 
@@ -259,6 +265,57 @@ def update_beta(beta, phi_history, n_wz, n_z, held, floor, prior_total=None):
                           where=denominator > 0)
         updated[lag] = beta[lag] * ratio
     return np.maximum(updated, floor)
+
+
+def update_topic_beta(beta, phi_history, n_wz, n_z, held, floor):
+    """One fixed-point step for every beta_{t,z,l}, one precision per topic and lag.
+
+    ``beta_lz <- beta_lz sum_v phi_{t-l,z,v} A_zv / (psi(n_z + B_z) - psi(B_z))`` with
+    ``A_zv = psi(n_zv + b_vz) - psi(b_vz)``, ``b_vz = sum_l beta_lz phi_{t-l,z,v}`` and
+    ``B_z = sum_l beta_lz``: the same two bounds as :func:`update_beta` (and Jensen's for
+    L > 1), with the sum over the words of each topic instead of over the topics of each
+    word; for L = 1 it is the topic-tracking model's rule. An empty topic keeps its
+    precision (its counts do not depend on it). Values are then raised to ``floor``.
+
+    Parameters
+    ----------
+    beta : ndarray of shape (L, Z)
+    phi_history : ndarray of shape (L, V, Z)
+        ``phi_{t-1}, ..., phi_{t-L}``, word-major.
+    n_wz : ndarray of shape (V, Z)
+    n_z : ndarray of shape (Z,)
+    held : tuple of two int arrays
+        ``(words, topics)``: every pair with ``n_wz > 0``.
+    floor : ndarray of shape (L, Z)
+
+    Returns
+    -------
+    ndarray of shape (L, Z)
+    """
+    words, topics = held
+    past = phi_history[:, words, topics]  # (L, pairs)
+    at = (beta[:, topics] * past).sum(axis=0)
+    counts = n_wz[words, topics]
+    keep = (at > 0.0) & (counts > 0)
+    topics, past, at, counts = topics[keep], past[:, keep], at[keep], counts[keep]
+    gain = digamma(counts + at) - digamma(at)
+    total = beta.sum(axis=0)
+    scale = digamma(n_z + total) - digamma(total)
+    updated = beta.copy()
+    active = scale > 0.0
+    for lag in range(beta.shape[0]):
+        numerator = np.bincount(topics, weights=past[lag] * gain, minlength=beta.shape[1])
+        updated[lag, active] = beta[lag, active] * numerator[active] / scale[active]
+    return np.maximum(updated, floor)
+
+
+def topic_scaled_history(beta, phi_history):
+    """``beta_lz phi_{t-l,z,v}`` (L, V, Z): per-topic precisions in the kernels' form.
+
+    With these as the history and precisions of 1 per word, ``b_vz = sum_l beta_lz
+    phi_{t-l,z,v}``, so the sweep and the joint take both kinds of precision alike.
+    """
+    return phi_history * beta[:, None, :]
 
 
 def log_joint(alpha, beta, theta_history, phi_history, m_z, n_wz):

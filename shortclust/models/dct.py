@@ -9,8 +9,8 @@ from shortclust.errors import ParameterError
 from shortclust.models import _dct_kernels as kernels
 from shortclust.models._dmm_common import count_dtype, doc_arrays, zero_stats
 from shortclust.models._validation import as_counts, same_columns
-from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval, Real,
-                                    Seed)
+from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval,
+                                    Options, Real, Seed)
 
 __all__ = ["DCT"]
 
@@ -57,6 +57,16 @@ class DCT(ClusteringModel):
     fixed_point_iter : int, default=1
         Fixed-point steps of alpha_t and beta_t after each sweep (Algorithm 1 step 6 does
         one); 0 keeps the initial precisions throughout.
+    topic_precision : {"topic", "shared"}, default="topic"
+        ``"topic"``: one alpha_{t,z} per topic, as Eq. 3 and Appendix B write it.
+        ``"shared"``: one alpha_t for all topics, as the generative process writes it
+        (Theta_t ~ Dirichlet(alpha_t Theta_{t-1})) and the topic-tracking model [10]
+        estimates it. See Notes.
+    word_precision : {"word", "topic"}, default="word"
+        ``"word"``: one beta_{t,v} per word shared by the topics, which is what the update
+        rule of Section 4.2 and Appendix B computes (it sums over z on both sides).
+        ``"topic"``: one beta_{t,z} per topic, as Eq. 4's text names the set of precisions
+        (beta_t = {beta_{t,z}}) and the topic-tracking model estimates it. See Notes.
     precision_floor : float in (0, 1], default=0.5
         The fixed point sends a precision to 0 when its counts are 0 (a topic without
         documents, a word absent from the step), after which Eq. 5 gives a later document
@@ -96,8 +106,9 @@ class DCT(ClusteringModel):
         The precisions alpha_{t,z,l} at the end of the last step. A topic unused for
         several steps has a tiny theta_{t-1,z}; if it takes documents again, the fixed
         point gives it a moderate prior weight alpha theta, hence a huge alpha.
-    beta_ : ndarray of shape (L, n_features_in_)
-        The precisions beta_{t,v,l} at the end of the last step (shared by the topics).
+    beta_ : ndarray of shape (L, n_features_in_) or (L, n_clusters)
+        The precisions beta_{t,v,l} (``word_precision="word"``, shared by the topics) or
+        beta_{t,z,l} (``"topic"``) at the end of the last step.
     n_moved_history_ : list of int
         Documents that changed topic in each sweep of the last step.
     sample_seconds_ : float
@@ -124,6 +135,18 @@ class DCT(ClusteringModel):
     split over lags keeps its initial proportions. With one alpha_{t,z} per topic fitted
     to the step's counts, Theta_t moves towards the step's own topic proportions; with
     ``fixed_point_iter=0`` the prior keeps its pull towards Theta_{t-1}.
+
+    **Which precisions.** The paper is not consistent about them. Eq. 3 and Appendix B
+    give every topic its own alpha_{t,z}; fitted by the fixed point to one step's topic
+    counts, Z free weights reproduce those counts, so Theta_t moves to the step's own
+    proportions and the pull towards Theta_{t-1} is lost. The update for beta sums over
+    the topics, which makes it a precision per word; a word absent from the step then
+    has its precision pushed to 0 in every topic (hence ``precision_floor``). The
+    generative process and Eq. 4's text instead name one alpha_t and one beta_{t,z} per
+    topic, the topic-tracking model's [10] parameters, which the paper says it follows;
+    their fixed point is well posed (no precision is sent to 0 by an absent word).
+    ``topic_precision`` and ``word_precision`` choose between the readings; the defaults
+    are the update rules as printed.
 
     **Precisions at each step.** Algorithm 1 takes "initialized alpha_t and beta_t" as
     input without saying from what; each step starts from ``alpha`` and ``beta``, so a
@@ -159,9 +182,13 @@ class DCT(ClusteringModel):
         "beta": Real(0.0, inclusive=False),
         "max_iter": Integer(1),
         "fixed_point_iter": Integer(0),
+        "topic_precision": Options("topic", "shared"),
+        "word_precision": Options("word", "topic"),
         "precision_floor": Interval(0.0, 1.0),
         "random_state": Seed(),
     }
+    #: Added after DCT's runs were archived; these values are the behaviour from before.
+    _parameters_added_later = {"topic_precision": "topic", "word_precision": "word"}
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
                                 predict_proba=True, top_words=True, topics=True)
     _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_", "n_steps_",
@@ -178,13 +205,16 @@ class DCT(ClusteringModel):
         return n_features * params["n_clusters"] * (8 * (params["dependency_length"] + 2) + 2)
 
     def __init__(self, *, n_clusters=50, dependency_length=1, alpha=10.0, beta=1000.0,
-                 max_iter=30, fixed_point_iter=1, precision_floor=0.5, random_state=None):
+                 max_iter=30, fixed_point_iter=1, topic_precision="topic",
+                 word_precision="word", precision_floor=0.5, random_state=None):
         self.n_clusters = n_clusters
         self.dependency_length = dependency_length
         self.alpha = alpha
         self.beta = beta
         self.max_iter = max_iter
         self.fixed_point_iter = fixed_point_iter
+        self.topic_precision = topic_precision
+        self.word_precision = word_precision
         self.precision_floor = precision_floor
         self.random_state = random_state
 
@@ -299,7 +329,8 @@ class DCT(ClusteringModel):
         """
         n_sweeps = self.max_iter if n_sweeps is None else n_sweeps
         step = _Step(counts, self._initial_precisions(), self.proportions_history_,
-                     self._phi_history)
+                     self._phi_history, self.topic_precision == "shared",
+                     self.word_precision == "topic")
         rng = self.random_state_
         if z is None:
             z = rng.integers(0, self.n_clusters, size=counts.shape[0])
@@ -317,10 +348,11 @@ class DCT(ClusteringModel):
         self.n_iter_ = n_sweeps
 
     def _initial_precisions(self):
-        """alpha_{t,z,l} = alpha / L, beta_{t,v,l} = beta / L, and their floors."""
+        """alpha_{t,z,l} = alpha / L, beta_{t,v,l} (or beta_{t,z,l}) = beta / L, the floor."""
         lags = self.dependency_length
         alpha = np.full((self.n_clusters, lags), self.alpha / lags)
-        beta = np.full((lags, self.n_features_in_), self.beta / lags)
+        width = self.n_clusters if self.word_precision == "topic" else self.n_features_in_
+        beta = np.full((lags, width), self.beta / lags)
         return alpha, beta, float(self.precision_floor)
 
     def _store_step(self, step):
@@ -420,9 +452,11 @@ class DCT(ClusteringModel):
 class _Step:
     """One time step's sampler: documents, topics, counts, precisions and priors."""
 
-    def __init__(self, counts, precisions, theta_history, phi_history):
+    def __init__(self, counts, precisions, theta_history, phi_history, shared_alpha=False,
+                 topic_beta=False):
         self.alpha, self.beta, floor = precisions
         self.alpha_floor, self.beta_floor = floor * self.alpha, floor * self.beta
+        self.shared_alpha, self.topic_beta = shared_alpha, topic_beta
         self.theta_history, self.phi_history = theta_history, phi_history
         self.docs = doc_arrays(counts)
         n_topics = theta_history.shape[1]
@@ -438,8 +472,17 @@ class _Step:
 
     def refresh_prior(self):
         """The prior of Eq. 3-4 (Eq. 6-7) from the current precisions, as the kernels take it."""
-        self.prior = (kernels.topic_prior(self.alpha, self.theta_history), self.beta,
-                      self.phi_history, kernels.word_prior_total(self.beta, self.phi_history))
+        beta, phi = self.word_precisions()
+        self.prior = (kernels.topic_prior(self.alpha, self.theta_history), beta, phi,
+                      kernels.word_prior_total(beta, phi))
+
+    def word_precisions(self):
+        """``(beta, phi_history)`` in the kernels' form: per-word precisions (L, V) and the
+        past (L, V, Z); per-topic precisions are folded into the past."""
+        if not self.topic_beta:
+            return self.beta, self.phi_history
+        scaled = kernels.topic_scaled_history(self.beta, self.phi_history)
+        return np.ones(scaled.shape[:2]), scaled
 
     def sweep(self, uniforms):
         """Algorithm 1 steps 3-5; returns the documents moved."""
@@ -450,9 +493,13 @@ class _Step:
         """One fixed-point step of alpha_t and beta_t (Algorithm 1 step 6, Appendix B)."""
         m_z, n_z, n_wz = self.stats
         self.alpha = kernels.update_alpha(self.alpha, self.theta_history, m_z,
-                                          self.alpha_floor)
-        self.beta = kernels.update_beta(self.beta, self.phi_history, n_wz, n_z,
-                                        self.held_pairs(), self.beta_floor, self.prior[3])
+                                          self.alpha_floor, self.shared_alpha)
+        if self.topic_beta:
+            self.beta = kernels.update_topic_beta(self.beta, self.phi_history, n_wz, n_z,
+                                                  self.held_pairs(), self.beta_floor)
+        else:
+            self.beta = kernels.update_beta(self.beta, self.phi_history, n_wz, n_z,
+                                            self.held_pairs(), self.beta_floor, self.prior[3])
         self.refresh_prior()
 
     def held_pairs(self):
@@ -473,7 +520,7 @@ class _Step:
     def posterior_counts(self):
         """m_z + a_z (Z,) and n_vz + b_vz (V, Z), word-major: the posteriors of Eq. 9-10."""
         m_z, _, n_wz = self.stats
-        word_prior = kernels.word_prior(self.beta, self.phi_history)
+        word_prior = kernels.word_prior(*self.word_precisions())
         return m_z + self.prior[0], word_prior + n_wz
 
 

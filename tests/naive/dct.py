@@ -16,8 +16,13 @@ from scipy.special import digamma
 from tests.naive.gsdmm import _documents, _first_above
 
 
-def dct_stream(batches, n_topics, lags, alpha, beta, max_iter, fixed_point_iter, floor, seed):
+def dct_stream(batches, n_topics, lags, alpha, beta, max_iter, fixed_point_iter, floor, seed,
+               shared_alpha=False, topic_beta=False):
     """Run DCT over ``batches`` (CSR count matrices, one per step).
+
+    ``shared_alpha``: one alpha_{t,l} for all topics; ``topic_beta``: one beta_{t,z,l} per
+    topic instead of one beta_{t,v,l} per word (the model's ``topic_precision="shared"``
+    and ``word_precision="topic"``).
 
     Returns ``(labels, theta, phi)``: every document's label (argmax of Eq. 11), and the
     last step's Theta_t (Z,) and Phi_t (Z, V) as nested lists.
@@ -31,15 +36,16 @@ def dct_stream(batches, n_topics, lags, alpha, beta, max_iter, fixed_point_iter,
     for X in batches:
         docs = _documents(X, binary=False)
         past = (theta_history, phi_history)
+        width = n_topics if topic_beta else n_words
         precisions = ([[alpha / lags] * lags for _ in range(n_topics)],  # [z][l]
-                      [[beta / lags] * n_words for _ in range(lags)])  # [l][v]
+                      [[beta / lags] * width for _ in range(lags)])  # [l][v] or [l][z]
         floors = ([[floor * alpha / lags] * lags for _ in range(n_topics)],
-                  [[floor * beta / lags] * n_words for _ in range(lags)])
+                  [[floor * beta / lags] * width for _ in range(lags)])
         z = [int(k) for k in rng.integers(0, n_topics, size=len(docs))]
         counts = _counts(docs, z, n_topics)
         for _ in range(max_iter):
             uniforms = rng.random(len(docs))
-            prior = priors(precisions, past)
+            prior = priors(precisions, past, topic_beta)
             for d, doc in enumerate(docs):
                 _move(doc, z[d], -1, counts)
                 log_w = [log_eq5(doc, k, counts, prior) for k in range(n_topics)]
@@ -47,8 +53,9 @@ def dct_stream(batches, n_topics, lags, alpha, beta, max_iter, fixed_point_iter,
                 z[d] = z[d] if chosen is None else chosen
                 _move(doc, z[d], +1, counts)
             for _ in range(fixed_point_iter):
-                precisions = fixed_point_step(precisions, past, counts, floors)
-        prior = priors(precisions, past)
+                precisions = fixed_point_step(precisions, past, counts, floors, shared_alpha,
+                                              topic_beta)
+        prior = priors(precisions, past, topic_beta)
         for d, doc in enumerate(docs):
             _move(doc, z[d], -1, counts)
             log_w = [log_eq5(doc, k, counts, prior) for k in range(n_topics)]
@@ -60,13 +67,15 @@ def dct_stream(batches, n_topics, lags, alpha, beta, max_iter, fixed_point_iter,
     return np.array(labels), theta_history[0], phi_history[0]
 
 
-def priors(precisions, past):
-    """``(a_z, b_zv, B_z)`` of Eq. 3-4 (Eq. 6-7): the Dirichlet parameters of step t."""
+def priors(precisions, past, topic_beta=False):
+    """``(a_z, b_zv, B_z)`` of Eq. 3-4 (Eq. 6-7): the Dirichlet parameters of step t.
+
+    ``beta`` is ``[l][v]`` (a precision per word) or, with ``topic_beta``, ``[l][z]``."""
     (alpha, beta), (theta_history, phi_history) = precisions, past
-    n_topics, lags, n_words = len(alpha), len(beta), len(beta[0])
+    n_topics, lags, n_words = len(alpha), len(beta), len(phi_history[0][0])
     a = [sum(alpha[k][l] * theta_history[l][k] for l in range(lags)) for k in range(n_topics)]
-    b = [[sum(beta[l][v] * phi_history[l][k][v] for l in range(lags)) for v in range(n_words)]
-         for k in range(n_topics)]
+    b = [[sum(beta[l][k if topic_beta else v] * phi_history[l][k][v] for l in range(lags))
+          for v in range(n_words)] for k in range(n_topics)]
     return a, b, [sum(row) for row in b]
 
 
@@ -83,28 +92,47 @@ def log_eq5(doc, k, counts, prior):
     return log_w
 
 
-def fixed_point_step(precisions, past, counts, floors):
-    """One update of every alpha_{t,z,l} and beta_{t,v,l} (Appendix B, Section 4.3)."""
-    (alpha, beta), phi_history = precisions, past[1]
+def fixed_point_step(precisions, past, counts, floors, shared_alpha=False, topic_beta=False):
+    """One update of every alpha_{t,z,l} and beta_{t,v,l} (Appendix B, Section 4.3), or of
+    a shared alpha_{t,l} and per-topic beta_{t,z,l} (the topic-tracking model's rules)."""
+    (alpha, beta), (theta_history, phi_history) = precisions, past
     (m, n, n_w), (alpha_floor, beta_floor) = counts, floors
-    a, b, b_total = priors(precisions, past)
-    n_topics, lags, n_words = len(alpha), len(beta), len(beta[0])
+    a, b, b_total = priors(precisions, past, topic_beta)
+    n_topics, lags, n_words = len(alpha), len(beta), len(phi_history[0][0])
     scale = digamma(sum(m) + sum(a)) - digamma(sum(a))
+    gains = [digamma(m[k] + a[k]) - digamma(a[k]) if m[k] > 0 else 0.0
+             for k in range(n_topics)]
     new_alpha = []
     for k in range(n_topics):
-        gain = digamma(m[k] + a[k]) - digamma(a[k]) if m[k] > 0 else 0.0
-        new_alpha.append([max(alpha[k][l] * gain / scale, alpha_floor[k][l])
-                          for l in range(lags)])
+        row = []
+        for l in range(lags):
+            gain = (sum(theta_history[l][j] * gains[j] for j in range(n_topics))
+                    if shared_alpha else gains[k])
+            row.append(max(alpha[k][l] * gain / scale, alpha_floor[k][l]))
+        new_alpha.append(row)
     topic_gain = [digamma(n[k] + b_total[k]) - digamma(b_total[k]) for k in range(n_topics)]
+    word_gain = [[digamma(n_w[k].get(v, 0) + b[k][v]) - digamma(b[k][v])
+                  if n_w[k].get(v, 0) > 0 else 0.0 for v in range(n_words)]
+                 for k in range(n_topics)]
     new_beta = []
     for l in range(lags):
         row = []
-        for v in range(n_words):
-            numerator = sum(beta[l][v] * phi_history[l][k][v]
-                            * (digamma(n_w[k].get(v, 0) + b[k][v]) - digamma(b[k][v]))
-                            for k in range(n_topics) if n_w[k].get(v, 0) > 0)
-            denominator = sum(phi_history[l][k][v] * topic_gain[k] for k in range(n_topics))
-            row.append(max(numerator / denominator, beta_floor[l][v]))
+        for i in range(len(beta[l])):
+            if topic_beta:  # i is a topic: the sum runs over its words
+                k = i
+                if topic_gain[k] <= 0:
+                    row.append(max(beta[l][k], beta_floor[l][k]))
+                    continue
+                numerator = sum(beta[l][k] * phi_history[l][k][v] * word_gain[k][v]
+                                for v in range(n_words))
+                row.append(max(numerator / topic_gain[k], beta_floor[l][k]))
+            else:  # i is a word: the sum runs over the topics
+                v = i
+                numerator = sum(beta[l][v] * phi_history[l][k][v] * word_gain[k][v]
+                                for k in range(n_topics))
+                denominator = sum(phi_history[l][k][v] * topic_gain[k]
+                                  for k in range(n_topics))
+                row.append(max(numerator / denominator, beta_floor[l][v]))
         new_beta.append(row)
     return new_alpha, new_beta
 

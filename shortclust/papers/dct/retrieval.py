@@ -36,7 +36,7 @@ DATASET = "CrisisLexT26"
 N_STEPS, N_CUTOFFS = 20, 5
 #: Our rows -> the paper's row they stand for (None: a reference of ours).
 ROWS = {"LM": "LM", "random clusters": None, "DMM": "DMM", "LDA": "LDA", "DCT": "DCT",
-        "DCT-L": None, "DCT-F": None, "perfect clusters": None}
+        "DCT-L": None, "DCT-F": None, "DCT-P": None, "perfect clusters": None}
 
 
 def step_bounds(n_docs: int) -> list[int]:
@@ -195,7 +195,7 @@ def verdict_lines(frame: pd.DataFrame) -> list[str]:
     part = frame[frame["queries"] == "event"]
     means = part.groupby("method")["map"].mean()
     lines = ["**Checks** (event-name queries, MAP)", ""]
-    for model in ("DCT", "DCT-L", "DCT-F", "DMM", "LDA"):
+    for model in ("DCT", "DCT-L", "DCT-F", "DCT-P", "DMM", "LDA"):
         if model not in means:
             continue
         above = [ref for ref in ("LM", "random clusters") if ref in means

@@ -94,7 +94,11 @@ def write_clustering(job, results: dict) -> None:
                                 "issue 15. The paper finds DCT's perplexity the lowest "
                                 "of its models (Figure 7, each query's top 500 tweets, "
                                 "no numbers printed). DCT-F: DCT with its precisions "
-                                "held at their initial values (no Appendix B update).",
+                                "held at their initial values (no Appendix B update). "
+                                "DCT-P: DCT with one alpha_t and one beta_{t,z} per topic "
+                                "(the generative process's and the topic-tracking "
+                                "model's precisions) instead of the update rules' "
+                                "alpha_{t,z} and beta_{t,v}.",
                                 "Runs per cell: " + (", ".join(map(str, sorted(counts)))
                                                      or "none") + ".", provenance_line(job), ""]
     job.write_table("clustering", pd.DataFrame(csv_rows), "\n".join(lines))
