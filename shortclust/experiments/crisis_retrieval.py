@@ -226,7 +226,8 @@ def run_crisis_retrieval(corpus, methods, grid=None, *, n_cutoffs=5, n_repeats=1
     -------
     dict
         Method -> ``{"event": {metric: mean}, "hazard": {...}, "all": {...},
-        "lambda_chosen": [...]}``.
+        "chosen": [...]}``, and for a method with clusters ``"by_lambda"``: lambda (as
+        text) -> the same three means with lambda held there and mu, b tuned.
     """
     grid = grid or SmoothingGrid()
     specs = answerable(crisis_queries(corpus.label_names, corpus.preprocess, hazards),
@@ -240,13 +241,35 @@ def run_crisis_retrieval(corpus, methods, grid=None, *, n_cutoffs=5, n_repeats=1
         table = retrieval_table(corpus, specs, clusters, points, n_cutoffs=n_cutoffs)
         tuned = split_protocol(table, n_repeats=n_repeats, seed=seed, n_folds=n_folds,
                                n_validation_folds=n_validation_folds)
-        results[name] = {kind: dict(zip(RANKING_METRICS, map(float, tuned.per_query[
-            kinds == kind].mean(axis=0)))) for kind in ("event", "hazard") if kind in kinds}
-        results[name]["all"] = tuned.mean
+        results[name] = _by_kind(tuned, kinds)
         results[name]["chosen"] = [points[i] for i in tuned.chosen]
+        if clusters is not None:
+            results[name]["by_lambda"] = _by_lambda(table, points, kinds, n_repeats, seed,
+                                                    n_folds, n_validation_folds)
         out.write(f"{name}: {time.perf_counter() - started:.0f} s\n")
     _print_table(results, out)
     return results
+
+
+def _by_kind(tuned, kinds) -> dict:
+    """Test-set means per kind of query (event, hazard) and over all queries."""
+    result = {kind: dict(zip(RANKING_METRICS, map(float, tuned.per_query[
+        kinds == kind].mean(axis=0)))) for kind in ("event", "hazard") if kind in kinds}
+    result["all"] = tuned.mean
+    return result
+
+
+def _by_lambda(table, points, kinds, n_repeats, seed, n_folds, n_validation_folds) -> dict:
+    """Figure 5's measurement: for each lambda of the grid held fixed, the protocol tunes
+    mu and b alone. Keys are the lambdas as text (``"0.3"``), for JSON."""
+    lams = sorted({p.lam for p in points})
+    result = {}
+    for lam in lams:
+        rows = [i for i, p in enumerate(points) if p.lam == lam]
+        tuned = split_protocol(table[rows], n_repeats=n_repeats, seed=seed, n_folds=n_folds,
+                               n_validation_folds=n_validation_folds)
+        result[repr(float(lam))] = _by_kind(tuned, kinds)
+    return result
 
 
 def _print_table(results, out):

@@ -99,6 +99,12 @@ def test_run_reports_tuned_means_and_main_fails_in_one_line(tmp_path, capsys):
                                    n_folds=3, n_validation_folds=1)
     assert results["perfect"]["event"]["map"] > results["LM"]["event"]["map"]
     assert "| perfect |" in out.getvalue()
+    # Figure 5's measurement: at lambda 0 the clusters have no weight, so any clusters
+    # give plain query likelihood's results (the paper's Figure 5 starts from LM's).
+    by_lambda = results["perfect"]["by_lambda"]
+    assert set(by_lambda) == {"0.0", "0.5"} and "by_lambda" not in results["LM"]
+    assert by_lambda["0.0"]["event"] == results["LM"]["event"]
+    assert by_lambda["0.5"]["event"]["map"] > by_lambda["0.0"]["event"]["map"]
     assert main(["--data-dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
 

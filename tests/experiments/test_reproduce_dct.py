@@ -13,7 +13,7 @@ from shortclust.papers.registry import get_paper
 
 def test_dct_is_a_registered_paper_with_its_items():
     assert list(get_paper("dct").items) == ["clustering", "perplexity", "retrieval",
-                                            "dependency"]
+                                            "dependency", "lambda", "topics"]
 
 
 def test_table2_transcription_keeps_the_papers_order_in_every_column():
@@ -141,3 +141,39 @@ def test_the_archive_is_measured_only_where_it_lacks_and_kept_as_each_finishes(t
     assert measured == [("DCT", 0), ("DCT", 1)]
     assert [(r["method"], r["seed"]) for r in shown] == want
     assert len(json.loads(path.read_text())) == 4  # the seed-7 row stays in the archive
+
+
+def test_a_measurement_lacking_a_needed_field_is_replaced_in_its_place(tmp_path, monkeypatch):
+    from shortclust.papers.dct import retrieval
+
+    path = tmp_path / "dct" / "records" / "retrieval.json"
+    path.parent.mkdir(parents=True)
+    old = [{"method": "DCT", "seed": 0}, {"method": "LM", "seed": 0},
+           {"method": "DMM", "seed": 0, "by_lambda": {}}]
+    path.write_text(json.dumps(old))
+    monkeypatch.setattr(retrieval, "measure", lambda job, corpus, models, method, seed: {
+        "method": method, "seed": seed, "by_lambda": {"0.0": {}}})
+    monkeypatch.setattr(retrieval, "crisis_corpus", lambda job: "corpus")
+    want = [("DCT", 0), ("DMM", 0)]
+    no_fit = job(tmp_path)
+    assert len(retrieval.archived(no_fit, {}, want, needs="by_lambda")) == 2  # as archived
+    fitting = Reproduction("dct", results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True)
+    retrieval.archived(fitting, {}, want, needs="by_lambda")
+    rows = json.loads(path.read_text())
+    assert [r["method"] for r in rows] == ["DCT", "LM", "DMM"]
+    assert rows[0]["by_lambda"] == {"0.0": {}} and rows[2]["by_lambda"] == {}  # DMM kept
+
+
+def test_figures_5_and_6_average_each_point_over_its_seeds(tmp_path):
+    from shortclust.papers.dct.sweeps import point_frame, write_sweep
+
+    metrics = lambda m: {"ndcg": m, "map": m, "recall": m, "rprec": m, "p30": m}  # noqa: E731
+    points = [("DCT", 0.0, metrics(0.40)), ("DCT", 0.0, metrics(0.42)),
+              ("DCT", 0.5, metrics(0.50)), ("DMM", 0.0, metrics(0.41))]
+    frame = point_frame(points, "lambda")
+    assert frame[["model", "lambda", "runs"]].values.tolist() == [
+        ["DCT", 0.0, 2], ["DCT", 0.5, 1], ["DMM", 0.0, 1]]
+    write_sweep(job(tmp_path), "figure5", frame, "lambda", "lambda", "The paper: ...")
+    text = (tmp_path / "dct" / "figure5.md").read_text()
+    assert "| DCT | 0 | 2 | 0.4100 ± 0.0141 |" in text and "Figure 5 analogue" in text
+    assert (tmp_path / "dct" / "figure5.png").stat().st_size > 0

@@ -113,5 +113,27 @@ def dependency(job) -> None:
         job.say(f"{job.paper}: DCT or {DATASET} is not here: dependency not run")
 
 
+def lambdas(job) -> None:
+    """Figure 5's analogue: retrieval on CrisisLexT26 against the mixture weight lambda."""
+    from shortclust.papers.dct.retrieval import DATASET
+    from shortclust.papers.dct.sweeps import lambda_figure
+
+    if dataset_present(DATASET, job.data_dir):
+        lambda_figure(job, retrieval_models(job))
+    else:
+        job.say(f"{job.paper}: {DATASET} is not in the data directory: lambda not run")
+
+
+def topics(job) -> None:
+    """Figure 6's analogue: retrieval on CrisisLexT26 against the number of topics."""
+    from shortclust.papers.dct.retrieval import DATASET
+    from shortclust.papers.dct.sweeps import topics_figure
+
+    if dataset_present(DATASET, job.data_dir):
+        topics_figure(job, retrieval_models(job))
+    else:
+        job.say(f"{job.paper}: {DATASET} is not in the data directory: topics not run")
+
+
 ITEMS = {"clustering": clustering, "perplexity": perplexity, "retrieval": retrieval,
-         "dependency": dependency}
+         "dependency": dependency, "lambda": lambdas, "topics": topics}

@@ -107,7 +107,8 @@ def measure(job, corpus, models: dict, method: str, seed: int) -> dict:
     return {"method": method, "seed": seed, "preprocess": corpus.preprocess,
             "dataset_sha256": corpus.sha256,
             "params": None if method not in models else models[method][1],
-            **{kind: result[kind] for kind in ("event", "hazard", "all") if kind in result},
+            **{kind: result[kind] for kind in ("event", "hazard", "all", "by_lambda")
+               if kind in result},
             "chosen": [[s.lam, s.mu, s.b] for s in result["chosen"]]}
 
 
@@ -115,18 +116,27 @@ def archive_path(job):
     return job.results_dir / job.paper / RECORDS_DIR / ARCHIVE
 
 
-def archived(job, models: dict, want: list[tuple[str, int]]) -> list[dict]:
+def archived(job, models: dict, want: list[tuple[str, int]], needs: str | None = None
+             ) -> list[dict]:
     """The archive's measurements of ``want`` (``(method, seed)`` pairs), measuring first
     those it lacks unless ``--no-fit``: one at a time, each archived as it finishes, so an
-    interrupt keeps them. Counts what it returns as the item's runs."""
+    interrupt keeps them. A measurement without the field ``needs`` (archived before the
+    field existed) counts as lacking and is replaced by a new one of the same method and
+    seed (the same clusters and tuning, so its other fields do not change). Counts what it
+    returns as the item's runs."""
     path = archive_path(job)
     rows = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
-    have = {(r["method"], r["seed"]) for r in rows}
+    have = {(r["method"], r["seed"]) for r in rows if needs is None or needs in r}
     todo = [key for key in want if key not in have]
     if todo and job.fit:
         corpus = crisis_corpus(job)
         for method, seed in todo:
-            rows.append(measure(job, corpus, models, method, seed))
+            row = measure(job, corpus, models, method, seed)
+            keys = [(r["method"], r["seed"]) for r in rows]
+            if (method, seed) in keys:  # in its place, so the tables keep their row order
+                rows[keys.index((method, seed))] = row
+            else:
+                rows.append(row)
             atomic_write_text(path, json.dumps(rows, indent=1, sort_keys=True) + "\n")
     shown = [r for r in rows if (r["method"], r["seed"]) in set(want)]
     job.collected += len(shown)
