@@ -8,6 +8,7 @@ from shortclust.errors import ConfigError
 # configs for one model do not pay for compiling every other model's kernels.
 _MODELS = {
     "dct": ("shortclust.models.dct", "DCT"),
+    "ttm": ("shortclust.models.ttm", "TTM"),
     "edcm": ("shortclust.models.edcm", "EDCM"),
     "gsdmm": ("shortclust.models.gsdmm", "GSDMM"),
     "hac": ("shortclust.models.hac", "HAC"),

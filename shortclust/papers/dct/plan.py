@@ -19,14 +19,14 @@ CONFIGS = Path("configs/papers/dct")
 #: Model (as the tables name it) -> (config, registered model name).
 MODELS = {"DCT": ("dct.yaml", "dct"), "DCT-L": ("dct_long.yaml", "dct"),
           "DCT-F": ("dct_fixed.yaml", "dct"), "DCT-P": ("dct_tracking.yaml", "dct"),
-          "DMM": ("dmm.yaml", "gsdmm"),
+          "TTM": ("ttm.yaml", "ttm"), "DMM": ("dmm.yaml", "gsdmm"),
           "LDA": ("lda.yaml", "lda")}
 #: The labelled streams (the paper's collection is not public).
 DATASETS = ("MStream-News-T", "MStream-Tweets-T", "CrisisLexT26")
 #: Figure 7's analogue: the numbers of topics, on one stream.
 TOPIC_COUNTS = (2, 4, 8, 16, 32, 64, 128, 256)
 PERPLEXITY_DATASET = "MStream-News-T"
-PERPLEXITY_MODELS = ("DCT", "DCT-F", "DCT-P", "DMM", "LDA")
+PERPLEXITY_MODELS = ("DCT", "DCT-F", "DCT-P", "TTM", "DMM", "LDA")
 
 
 def available(job, model: str) -> bool:
@@ -79,7 +79,7 @@ def retrieval_models(job) -> dict:
     from shortclust.models import get_model_class
 
     models = {}
-    for name in ("DMM", "LDA", "DCT", "DCT-L", "DCT-F", "DCT-P"):
+    for name in ("DMM", "LDA", "TTM", "DCT", "DCT-L", "DCT-F", "DCT-P"):
         if not available(job, name):
             continue
         config = job.config(CONFIGS / MODELS[name][0])

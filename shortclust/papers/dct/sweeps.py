@@ -26,8 +26,8 @@ from shortclust.experiments.plots import save_figure
 from shortclust.experiments.reproduce import markdown_table, provenance_line
 from shortclust.papers.dct.retrieval import archived
 
-#: The models of both figures (the paper's TTM is not implemented here).
-SWEEP_MODELS = ("DCT", "DCT-P", "DMM", "LDA")
+#: The models of both figures (the paper's: DCT, TTM, DMM and LDA; and DCT-P).
+SWEEP_MODELS = ("DCT", "DCT-P", "TTM", "DMM", "LDA")
 #: Numbers of topics of Figure 6's analogue (the paper: 2 to 16 per query's 500 tweets;
 #: here Z covers a whole stream of 26 events).
 TOPIC_COUNTS = (2, 4, 8, 16, 32, 64)
@@ -125,8 +125,9 @@ def write_sweep(job, name: str, frame: pd.DataFrame, key: str, xlabel: str, pape
                        table), "",
         "Event-name queries on CrisisLexT26, ranked as in `table2.md` (Eq. 12-13, the "
         "60/30/10 tuning); mean ± sample std over seeds. " + paper + " DCT-P: DCT with the "
-        "generative process's precisions (`configs/papers/dct/dct_tracking.yaml`). The "
-        "paper's TTM is not implemented here.", provenance_line(job), ""])
+        "generative process's precisions (`configs/papers/dct/dct_tracking.yaml`). TTM: "
+        "the topic tracking model, the documents of a step as its users.",
+        provenance_line(job), ""])
     job.write_table(name, frame, text)
 
 

@@ -98,7 +98,9 @@ def write_clustering(job, results: dict) -> None:
                                 "DCT-P: DCT with one alpha_t and one beta_{t,z} per topic "
                                 "(the generative process's and the topic-tracking "
                                 "model's precisions) instead of the update rules' "
-                                "alpha_{t,z} and beta_{t,v}.",
+                                "alpha_{t,z} and beta_{t,v}. TTM: the topic tracking "
+                                "model (Iwata et al., IJCAI 2009), the documents of a "
+                                "step as its users (documents mix topics).",
                                 "Runs per cell: " + (", ".join(map(str, sorted(counts)))
                                                      or "none") + ".", provenance_line(job), ""]
     job.write_table("clustering", pd.DataFrame(csv_rows), "\n".join(lines))
