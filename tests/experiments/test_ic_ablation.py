@@ -108,3 +108,24 @@ def test_the_order_check_has_its_own_line_and_csv_rows():
     assert "same distribution not rejected" in lines[1]
     _, frame = ablation.build_ablation({"SearchSnippets-test": results}, "p")
     assert set(frame.loc[frame["step"] == "order_check", "rows"]) == {"stored", "shuffled"}
+
+
+def test_the_residual_is_split_into_the_steps_paired_by_seed():
+    results = {}
+    rng = np.random.default_rng(0)
+    offsets = {"fifty": 0.0, "p_draw": 0.0, "lbfgs": 0.0, "forest_seed": 0.0,
+               "per_subset": 1.0, "raw_text": 1.0, "authors_code": 1.0}
+    base = rng.normal(0.0, 2.0, size=10)  # shared by a seed's runs: the initial clustering
+    for i, (step, offset) in enumerate(offsets.items()):
+        for order in ablation.ORDERS:
+            # A jitter alternating over the seeds: each step's paired change varies, with
+            # the step's offset as its exact mean.
+            results[step, order] = [{"seed": s, "metrics": {
+                "acc": (70 + offset + base[s] + 0.01 * (-1) ** s * i) / 100,
+                "nmi": (70 + base[s]) / 100}} for s in range(10)]
+    acc = ablation.residual_lines(results)[0]
+    assert "minus our default (`fifty`) +1.00 points (10 seeds" in acc
+    assert "per_subset +1.00 (20 pairs" in acc and "raw_text +0.00 (20 pairs" in acc
+    assert "authors_code +0.00 (10 pairs" in acc
+    assert acc.endswith("Significant at the 5% level: per_subset.")
+    assert ablation.residual_lines({}) == []

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from shortclust.evaluation.stats import stat_row, welch_t_test
+from shortclust.evaluation.stats import paired_t_test, stat_row, welch_t_test
 from shortclust.experiments.reproduce import counts_text, markdown_table, provenance_line
 from shortclust.papers.ic.reported import DATASETS, FIXED, STOPPED
 from shortclust.papers.ic.significance import p_text, values_of
@@ -186,7 +186,8 @@ def dataset_section(dataset: str, results: dict) -> list[str]:
     for step in STEPS:
         now = {order: results.get((step.name, order), []) for order in ORDERS}
         test = order_test(results, step.name, "acc")
-        gap = "-" if test.diff is None else f"{test.diff:+.2f} ({p_text(test)})"
+        gap = ("-" if test.diff is None or not np.isfinite(test.diff)
+               else f"{test.diff:+.2f} ({p_text(test)})")
         rows.append([step.name, step.change]
                     + [cell(now[order], m) for order in ORDERS for m in ("acc", "nmi")]
                     + [change_cell(now[order], previous[order], "acc") for order in ORDERS]
@@ -198,7 +199,7 @@ def dataset_section(dataset: str, results: dict) -> list[str]:
              f"{'is deterministic' if len(initial) == 1 else 'pairs with IC by seed'}). "
              "Changes are from the row above, in points; the last column is rows as "
              "stored minus shuffled, with Welch's two-tailed test."]
-    return lines + [""] + check_lines(dataset, results) + [""]
+    return lines + [""] + check_lines(dataset, results) + residual_lines(results) + [""]
 
 
 def within(value: float, reference: float, spread: float) -> str:
@@ -237,6 +238,48 @@ def check_lines(dataset: str, results: dict) -> list[str]:
                      f"against our default's {fifty['mean']:.2f} ± {fifty['std']:.2f}: within "
                      f"2 std (pooled {spread:.2f}): {within(mean, fifty['mean'], spread)}"
                      f"{reference}.")
+    return lines
+
+
+def step_change(results: dict, step: str, before: str, metric: str, orders=ORDERS):
+    """A step's change from the row ``before``, paired by (order, seed) over ``orders``:
+    a run and the one above it share their seed, hence their initial clustering and row
+    order."""
+    values = [{(order, seed): v for order in orders
+               for seed, v in values_of(results.get((name, order), []), metric).items()}
+              for name in (before, step)]
+    return paired_t_test(*values)
+
+
+def residual_lines(results: dict) -> list[str]:
+    """What separates the authors' code from our default on shuffled rows, step by step.
+
+    Our default is the ``fifty`` row; each later step's change is paired by seed and
+    pooled over both row orders (only the last step, file-order selection, cares about
+    the order: it is taken on shuffled rows alone).
+    """
+    names = [step.name for step in STEPS]
+    later = names[names.index("fifty") + 1:]
+    lines = []
+    for metric in ("acc", "nmi"):
+        total = step_change(results, "authors_code", "fifty", metric, ("shuffled",))
+        if total.p is None:
+            continue
+        parts, moved = [], []
+        for before, step in zip(["fifty"] + later[:-1], later):
+            orders = ("shuffled",) if step == "authors_code" else ORDERS
+            test = step_change(results, step, before, metric, orders)
+            if test.diff is None:
+                continue
+            parts.append(f"{step} {test.diff:+.2f} ({test.n} pairs, {p_text(test)})")
+            if test.significant():
+                moved.append(step)
+        lines.append(
+            f"- Shuffled rows, {metric.upper()}: `variant: authors_code` minus our default "
+            f"(`fifty`) {total.diff:+.2f} points ({total.n} seeds, {p_text(total)}). Each "
+            "later step's change, paired by seed over both row orders (file order on "
+            "shuffled rows only): " + "; ".join(parts) + ". Significant at the 5% level: "
+            + (", ".join(moved) if moved else "none") + ".")
     return lines
 
 
