@@ -505,7 +505,7 @@ def load_corpus(
     pipe = get_pipeline(preprocess)
     name = info.name if info else file_stem(path)
     subset = info.subset if info else None
-    use_cache = cache and pipe.cache and subset is None
+    use_cache = cache and pipe.cache
     sha = file_sha256(path) if subset is None else subset.checksum(file_sha256(path))
     if use_cache:
         corpus = _read_cache(sha, pipe)
@@ -555,9 +555,12 @@ def _read_cache(sha: str, pipe: Pipeline) -> Corpus | None:
             labels = arrays["labels"] if "labels" in arrays else None
             times = arrays["times"] if "times" in arrays else None
             doc_index = arrays["doc_index"]
+            # A subset's rows in its file (the subset's checksum is part of the key).
+            file_rows = arrays["file_rows"] if "file_rows" in arrays else None
         return Corpus(name="", counts=counts, vocabulary=meta["vocabulary"], labels=labels,
                       label_names=meta["label_names"], times=times, doc_index=doc_index,
-                      sha256=sha, preprocess=pipe.name, n_source_docs=meta["n_source_docs"])
+                      sha256=sha, preprocess=pipe.name, n_source_docs=meta["n_source_docs"],
+                      file_rows=file_rows)
     except (OSError, ValueError, KeyError, TypeError, DataError):
         return None
 
@@ -573,6 +576,8 @@ def _write_cache(corpus: Corpus, pipe: Pipeline) -> None:
         arrays["labels"] = corpus.labels
     if corpus.times is not None:
         arrays["times"] = corpus.times
+    if corpus.file_rows is not None:
+        arrays["file_rows"] = corpus.file_rows
     meta = {"format": _CACHE_FORMAT, "sha256": corpus.sha256, "pipeline": pipe.name,
             "pipeline_version": pipe.version, "n_source_docs": corpus.n_source_docs,
             "label_names": corpus.label_names, "vocabulary": corpus.vocabulary}

@@ -113,3 +113,19 @@ def test_banerjee_sets_load_in_stream_order_with_texts_from_their_rows(name):
     assert corpus.sha256 != load_corpus("20NG-bydate", "none").sha256
     if name == "20NG-subset20":
         assert np.bincount(corpus.labels).tolist() == [100] * 20
+
+
+@needs_20ng
+def test_a_subset_is_cached_under_its_own_checksum_with_its_file_rows(monkeypatch):
+    import shortclust.data.corpus as corpus_module
+
+    first = load_corpus("20NG-sim3")
+
+    def fail(path):
+        raise AssertionError("the source was read although the cache should have served it")
+
+    monkeypatch.setattr(corpus_module, "read_documents", fail)
+    second = load_corpus("20NG-sim3")
+    assert second.sha256 == first.sha256 and second.vocabulary == first.vocabulary
+    np.testing.assert_array_equal(second.file_rows, first.file_rows)
+    assert (second.counts != first.counts).nnz == 0
