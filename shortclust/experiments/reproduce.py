@@ -237,7 +237,10 @@ class Reproduction:
         path = self.results_dir / self.paper / f"{name}.png"
         if not self.fit and self.collected == 0 and path.exists():
             self.kept.append(path)
-            return Path(tempfile.mkdtemp(prefix="shortclust-kept-")) / path.name
+            # One scratch directory per job, removed when the job object goes (or at exit).
+            if getattr(self, "_scratch", None) is None:
+                self._scratch = tempfile.TemporaryDirectory(prefix="shortclust-kept-")
+            return Path(self._scratch.name) / path.name
         self.written.append(path)
         return path
 

@@ -515,3 +515,22 @@ def test_no_fit_reads_the_archive_and_writes_nothing(tmp_path, config_path, fake
     records = fake_job(tmp_path, fit=False).run(config_path, "tag")
     assert [r["seed"] for r in records] == [0, 1, 2]
     assert not (tmp_path / "work").exists() and archive.read_bytes() == before
+
+
+def test_a_kept_figure_is_drawn_into_one_scratch_directory_removed_with_the_job(tmp_path):
+    from shortclust.experiments.reproduce import Reproduction
+
+    figure = tmp_path / "fake" / "figure1.png"
+    figure.parent.mkdir(parents=True)
+    figure.write_bytes(b"committed")
+    job = Reproduction("fake", results_dir=tmp_path, work_dir=tmp_path / "w", quiet=True,
+                       fit=False)
+    scratch = job.figure_path("figure1")
+    assert scratch != figure and figure in job.kept
+    assert job.figure_path("figure1").parent == scratch.parent  # one directory per job
+    scratch.write_bytes(b"drawn")
+    del job
+    import gc
+
+    gc.collect()
+    assert not scratch.parent.exists() and figure.read_bytes() == b"committed"
