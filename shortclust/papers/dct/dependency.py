@@ -10,13 +10,12 @@ seed; the measurements share Table 2's archive (``records/retrieval.json``, meth
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.ranking import METRIC_LABELS, RANKING_METRICS
 from shortclust.experiments.plots import save_figure
 from shortclust.experiments.reproduce import markdown_table, provenance_line
-from shortclust.papers.dct.retrieval import archived
+from shortclust.papers.dct.retrieval import archived, summarise_metrics
 
 #: The dependency lengths measured (the paper's 1..8, every other one past 4).
 LENGTHS = (1, 2, 3, 4, 6, 8)
@@ -45,12 +44,7 @@ def dependency_frame(rows: list[dict]) -> pd.DataFrame:
         found = [r["event"] for r in rows if r["method"] == method_name(length) and "event" in r]
         if not found:
             continue
-        row = {"L": length, "runs": len(found)}
-        for metric in RANKING_METRICS:
-            values = np.array([f[metric] for f in found])
-            row[f"{metric}_mean"] = float(values.mean())
-            row[f"{metric}_std"] = float(values.std(ddof=1)) if len(values) > 1 else 0.0
-        records.append(row)
+        records.append({"L": length, "runs": len(found), **summarise_metrics(found)})
     return pd.DataFrame(records)
 
 

@@ -195,6 +195,17 @@ NOTE = (
     "The paper's TMS is not implemented here.")
 
 
+def summarise_metrics(found: list[dict]) -> dict:
+    """Mean and sample std (0 for one value) of each ranking metric over measurements
+    (``{metric: value}`` dicts): the cells of the figures' points."""
+    row = {}
+    for metric in RANKING_METRICS:
+        values = np.array([f[metric] for f in found])
+        row[f"{metric}_mean"] = float(values.mean())
+        row[f"{metric}_std"] = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+    return row
+
+
 def _cell(values) -> str:
     values = np.asarray(values, dtype=float)
     if len(values) == 1:
@@ -219,4 +230,5 @@ def verdict_lines(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
-__all__ = ["retrieval", "archived", "measure", "build_table", "step_bounds", "model_clusters"]
+__all__ = ["retrieval", "archived", "measure", "build_table", "step_bounds", "model_clusters",
+           "summarise_metrics"]

@@ -18,13 +18,12 @@ Both figures are rebuilt from ``records/retrieval.json`` (``--no-fit`` measures 
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.ranking import METRIC_LABELS, RANKING_METRICS
 from shortclust.experiments.plots import save_figure
 from shortclust.experiments.reproduce import markdown_table, provenance_line
-from shortclust.papers.dct.retrieval import archived
+from shortclust.papers.dct.retrieval import archived, summarise_metrics
 
 #: The models of both figures (the paper's: DCT, TTM, DMM and LDA; and DCT-P).
 SWEEP_MODELS = ("DCT", "DCT-P", "TTM", "DMM", "LDA")
@@ -82,12 +81,8 @@ def point_frame(points, key: str) -> pd.DataFrame:
     for model in dict.fromkeys(p[0] for p in points):
         for value in sorted({p[1] for p in points if p[0] == model}):
             found = [p[2] for p in points if p[0] == model and p[1] == value]
-            row = {"model": model, key: value, "runs": len(found)}
-            for metric in RANKING_METRICS:
-                values = np.array([f[metric] for f in found])
-                row[f"{metric}_mean"] = float(values.mean())
-                row[f"{metric}_std"] = float(values.std(ddof=1)) if len(values) > 1 else 0.0
-            records.append(row)
+            records.append({"model": model, key: value, "runs": len(found),
+                            **summarise_metrics(found)})
     return pd.DataFrame(records)
 
 
