@@ -86,6 +86,8 @@ def plan_experiment(config: ExperimentConfig, data_dir=None,
     if spec is not None:
         check_incremental(model_class, config, where)
         check_stream_perplexity(model_class, config, where)
+        # A bad value fails here, before the corpus (minutes for a large one) is loaded.
+        _param_sets(config, points, spec, model_class, where, complete=False)
         corpus = load_experiment_corpus(config, data_dir)  # its size fills stream_length
     param_sets = _param_sets(config, points, spec, model_class, where,
                              None if corpus is None else corpus.n_docs)
@@ -242,14 +244,15 @@ def check_stream_perplexity(model_class: type, config: ExperimentConfig, where: 
 
 
 def _param_sets(config: ExperimentConfig, points, spec, model_class, where: str,
-                stream_length: int | None = None):
+                stream_length: int | None = None, complete: bool = True):
     """Full, checked constructor parameters for each grid point (the config's alone if none).
 
     A stream's ``partial_iter`` becomes the model's, and so does its length (the corpus's
     documents) for a model with a ``stream_length`` parameter left unset (a hybrid model's
     OFFLINE steps fall at fractions of it). Every point is validated before anything
     runs, so a bad value in the middle of a grid stops the sweep up front instead of after
-    hours of work.
+    hours of work. ``complete=False`` leaves out the checks that need the stream's length
+    (made again once the corpus is loaded).
     """
     base = _with_partial_iter(config, spec, model_class, where)
     if (stream_length is not None and "stream_length" in model_class().get_params()
@@ -263,7 +266,8 @@ def _param_sets(config: ExperimentConfig, points, spec, model_class, where: str,
         model = config.model.model_copy(update={"params": {**base, **point}})
         here = where + (f" at {_describe(point)}" if point else "")
         check_model_params(model, where=here)
-        _check_stream_params(model_class, model, here)
+        if complete:
+            _check_stream_params(model_class, model, here)
         param_sets.append(full_model_params(model))
     return param_sets
 

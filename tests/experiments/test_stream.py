@@ -484,3 +484,22 @@ def test_perplexity_needs_a_topic_model_on_counts(tmp_path):
     with pytest.raises(ConfigError, match="perplexity must be true or false"):
         load_config(write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 3,
                                                     "perplexity": "yes"}))
+
+
+def test_a_bad_model_parameter_is_refused_before_the_corpus_is_loaded(tmp_path, monkeypatch):
+    from shortclust.experiments import plan
+
+    def never(config, data_dir):
+        raise AssertionError("the corpus was loaded before the parameters were checked")
+
+    monkeypatch.setattr(plan, "load_experiment_corpus", never)
+    # A stream's partial_iter becomes a model parameter: only the stream section can make
+    # it, so it is checked with the parameters the stream completes.
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 2,
+                                          "partial_iter": -1})
+    with pytest.raises(ConfigError, match="partial_iter"):
+        run(path)
+    path = write_stream_config(tmp_path, {"batch_by": "count", "n_batches": 2,
+                                          "partial_iter": 1})
+    with pytest.raises(ConfigError, match="not a parameter of model"):
+        run(path, "model.name=dct", "model.params={}")
