@@ -250,13 +250,7 @@ def update_beta(beta, phi_history, n_wz, n_z, held, floor, prior_total=None):
     if prior_total is None:
         prior_total = word_prior_total(beta, phi_history)
     gain_z = digamma(n_z + prior_total) - digamma(prior_total)
-    words, topics = held
-    past = phi_history[:, words, topics]  # (L, pairs)
-    at = (beta[:, words] * past).sum(axis=0)
-    counts = n_wz[words, topics]
-    keep = (at > 0.0) & (counts > 0)  # a prior that underflowed to 0 has no weight to move
-    words, past, at, counts = words[keep], past[:, keep], at[keep], counts[keep]
-    gain = digamma(counts + at) - digamma(at)
+    words, _, past, gain = _held_gains(beta, held[0], phi_history, n_wz, held)
     updated = np.empty_like(beta)
     for lag in range(beta.shape[0]):
         numerator = np.bincount(words, weights=past[lag] * gain, minlength=beta.shape[1])
@@ -292,13 +286,7 @@ def update_topic_beta(beta, phi_history, n_wz, n_z, held, floor):
     -------
     ndarray of shape (L, Z)
     """
-    words, topics = held
-    past = phi_history[:, words, topics]  # (L, pairs)
-    at = (beta[:, topics] * past).sum(axis=0)
-    counts = n_wz[words, topics]
-    keep = (at > 0.0) & (counts > 0)
-    topics, past, at, counts = topics[keep], past[:, keep], at[keep], counts[keep]
-    gain = digamma(counts + at) - digamma(at)
+    _, topics, past, gain = _held_gains(beta, held[1], phi_history, n_wz, held)
     total = beta.sum(axis=0)
     scale = digamma(n_z + total) - digamma(total)
     updated = beta.copy()
@@ -307,6 +295,23 @@ def update_topic_beta(beta, phi_history, n_wz, n_z, held, floor):
         numerator = np.bincount(topics, weights=past[lag] * gain, minlength=beta.shape[1])
         updated[lag, active] = beta[lag, active] * numerator[active] / scale[active]
     return np.maximum(updated, floor)
+
+
+def _held_gains(beta, precision_of_pair, phi_history, n_wz, held):
+    """``A_zv = psi(n_zv + b_vz) - psi(b_vz)`` over the held pairs, and what it needs.
+
+    ``precision_of_pair`` indexes ``beta``'s columns per pair (the pair's word for
+    per-word precisions, its topic for per-topic ones). Pairs whose prior underflowed to 0
+    (no weight to move) or without counts are dropped. Returns ``(words, topics, past,
+    gain)`` of the pairs kept, ``past`` (L, pairs) being ``phi_{t-l,z,v}``.
+    """
+    words, topics = held
+    past = phi_history[:, words, topics]  # (L, pairs)
+    at = (beta[:, precision_of_pair] * past).sum(axis=0)
+    counts = n_wz[words, topics]
+    keep = (at > 0.0) & (counts > 0)
+    at, counts = at[keep], counts[keep]
+    return words[keep], topics[keep], past[:, keep], digamma(counts + at) - digamma(at)
 
 
 def topic_scaled_history(beta, phi_history):
