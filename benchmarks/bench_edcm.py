@@ -22,14 +22,14 @@ standard error; the last line on standard output is one JSON object.
 
 import argparse
 import json
-import os
 import platform
 import statistics
 import sys
 import time
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _setup  # noqa: E402  (beside this file: the thread set-up every benchmark shares)
+
+_setup.one_thread()
 
 import numpy as np  # noqa: E402
 

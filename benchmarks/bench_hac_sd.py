@@ -22,16 +22,15 @@ cannot raise the peak above the fit's. The last line on standard output is one J
 
 import argparse
 import json
-import os
 import platform
 import resource
 import sys
 import time
 
 # One core, as the budget is stated; set before numpy and scipy load.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _setup  # noqa: E402  (beside this file: the thread set-up every benchmark shares)
+
+_setup.one_thread()
 
 
 def peak_rss_mib():

@@ -43,8 +43,9 @@ import sys
 import time
 
 # One core, as the figures are stated; set before numpy/numba load.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _setup  # noqa: E402  (beside this file: the thread set-up every benchmark shares)
+
+_setup.one_thread()
 
 import numpy as np  # noqa: E402
 

@@ -25,8 +25,9 @@ import sys
 import time
 import warnings
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _setup  # noqa: E402  (beside this file: the thread set-up every benchmark shares)
+
+_setup.one_thread()
 
 import numpy as np  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402

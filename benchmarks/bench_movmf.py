@@ -33,15 +33,15 @@ timing. The last line printed is one JSON object, for scripts.
 import argparse
 import gzip
 import json
-import os
 import platform
 import statistics
 import sys
 import time
 
 # One core for both models, as the comparison is stated; set before numpy loads.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _setup  # noqa: E402  (beside this file: the thread set-up every benchmark shares)
+
+_setup.one_thread()
 
 import numpy as np  # noqa: E402
 

@@ -19,7 +19,6 @@ and interpreter included. The last line printed is one JSON object, for scripts.
 
 import argparse
 import json
-import os
 import platform
 import resource
 import statistics
@@ -28,8 +27,9 @@ import time
 import tracemalloc
 
 # One core, as the acceptance figures are stated; set before numpy loads.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _setup  # noqa: E402  (beside this file: the thread set-up every benchmark shares)
+
+_setup.one_thread()
 
 import scipy.sparse as sp  # noqa: E402
 

@@ -39,9 +39,9 @@ from datetime import datetime, timezone
 
 # One core, as the paper's timings and the team's figures are stated; set before numpy,
 # numba or scikit-learn load, here and (inherited) in every child.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _setup  # noqa: E402  (beside this file: the thread set-up every benchmark shares)
+
+_setup.one_thread()
 
 DATASET = "GoogleNews-T"
 # What each model is run with: the paper's section 4.8.

@@ -22,8 +22,9 @@ import sys
 import time
 
 # One core, as the other benchmarks; set before numpy/numba load.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import _setup  # noqa: E402  (beside this file: the thread set-up every benchmark shares)
+
+_setup.one_thread()
 
 from dataclasses import replace  # noqa: E402
 
