@@ -374,6 +374,29 @@ def test_a_large_beta_does_not_collapse_the_topics_once_they_have_taken_shape(pr
     assert np.unique(collapsed.step_labels_).size == 1 < np.unique(labels[0]).size
 
 
+def test_the_fixed_point_undoes_a_too_large_initial_beta_at_the_first_step():
+    # beta / V = 1 per word, ten times GSDMM's 0.1: held there (or in GSDMM) it merges
+    # topics at time 1, where the prior is uniform; the Appendix B update lowers it during
+    # the step and the topics stay apart. (Thousands of times larger, as in the test below,
+    # is beyond what the fixed point moves in one step.)
+    n_words = 120
+    found = {"fixed": [], "updated": [], "gsdmm": []}
+    nmi = {"fixed": [], "updated": []}
+    for seed in range(3):
+        batches, labels, _ = dct_stream(seed)
+        for name, fixed_point_iter in (("fixed", 0), ("updated", 1)):
+            model = DCT(n_clusters=5, alpha=5.0, beta=1.0 * n_words, max_iter=20,
+                        fixed_point_iter=fixed_point_iter, random_state=seed)
+            step = model.partial_fit(batches[0]).step_labels_
+            found[name].append(np.unique(step).size)
+            nmi[name].append(normalized_mutual_info_score(labels[0], step))
+        gsdmm = GSDMM(n_clusters=5, alpha=1.0, beta=1.0, max_iter=20, random_state=seed)
+        found["gsdmm"].append(np.unique(gsdmm.fit(batches[0]).labels_).size)
+    assert min(found["updated"]) > max(found["fixed"]) and min(found["updated"]) > 1
+    assert min(found["updated"]) > max(found["gsdmm"])
+    assert np.mean(nmi["updated"]) > 0.9 > np.mean(nmi["fixed"])
+
+
 def test_long_term_dct_runs_on_the_stream():
     batches, labels, _ = dct_stream(1)
     model = DCT(n_clusters=5, dependency_length=3, alpha=5.0, beta=12.0, max_iter=10,
