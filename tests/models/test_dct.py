@@ -377,7 +377,7 @@ def test_a_large_beta_does_not_collapse_the_topics_once_they_have_taken_shape(pr
 def test_the_fixed_point_undoes_a_too_large_initial_beta_at_the_first_step():
     # beta / V = 1 per word, ten times GSDMM's 0.1: held there (or in GSDMM) it merges
     # topics at time 1, where the prior is uniform; the Appendix B update lowers it during
-    # the step and the topics stay apart. (Thousands of times larger, as in the test below,
+    # the step and the topics stay apart. (Thousands of times larger, as in the test above,
     # is beyond what the fixed point moves in one step.)
     n_words = 120
     found = {"fixed": [], "updated": [], "gsdmm": []}
