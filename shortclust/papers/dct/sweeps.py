@@ -78,7 +78,9 @@ def point_frame(points, key: str) -> pd.DataFrame:
     """Mean and std over seeds of each metric per (model, point); ``points`` is a list
     of ``(model, point, event-query metrics)``."""
     records = []
-    for model in dict.fromkeys(p[0] for p in points):
+    found_models = dict.fromkeys(p[0] for p in points)  # SWEEP_MODELS' order, then the rest
+    for model in [m for m in SWEEP_MODELS if m in found_models] + [
+            m for m in found_models if m not in SWEEP_MODELS]:
         for value in sorted({p[1] for p in points if p[0] == model}):
             found = [p[2] for p in points if p[0] == model and p[1] == value]
             records.append({"model": model, key: value, "runs": len(found),
