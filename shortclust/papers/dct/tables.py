@@ -173,7 +173,8 @@ def write_perplexity(job, results: dict, dataset: str) -> None:
         markdown_table(["model", "Z", "perplexity", "OOV share", "runs"], table), "",
         "The paper plots the perplexity of each query's top 500 tweets for Z = 2..16 (no "
         "numbers printed; lower is better; DCT lowest, flat from Z = 8). Ours: the whole "
-        "stream. " + STREAM_NOTE, provenance_line(job), ""])
+        "stream. " + STREAM_NOTE + " DCT-F, DCT-P and TTM: as in `clustering.md`.",
+        provenance_line(job), ""])
     job.write_table("figure7", frame, text)
 
 
