@@ -101,8 +101,11 @@ def write_sweep(job, name: str, frame: pd.DataFrame, key: str, xlabel: str, pape
             ax.errorbar(part[key], part[f"{metric}_mean"], yerr=part[f"{metric}_std"],
                         marker="o", capsize=3, label=model)
         ax.set(xlabel=xlabel, title=METRIC_LABELS[metric])
-        if log_x:
+        if log_x:  # ticks at the measured values, written as numbers
             ax.set_xscale("log", base=2)
+            ax.set_xticks(sorted(frame[key].unique()) if len(frame) else [1])
+            ax.xaxis.set_major_formatter(plt.matplotlib.ticker.ScalarFormatter())
+            ax.xaxis.set_minor_locator(plt.matplotlib.ticker.NullLocator())
     if len(frame):
         axes[0].legend(fontsize="small")
     runs = sorted(frame["runs"].unique().tolist()) if len(frame) else []
