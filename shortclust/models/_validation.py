@@ -49,3 +49,20 @@ def same_columns(X, n_features):
             f"{n_features}: build it with the training vocabulary"
         )
     return counts
+
+
+def stream_batch(X_batch, n_features, known_vocabulary):
+    """Counts of a later stream batch (as :func:`as_counts`), refused unless they share the
+    model's columns: the same width and, when both are known, the same words."""
+    counts, vocabulary = as_counts(X_batch)
+    if counts.shape[1] != n_features:
+        raise ParameterError(
+            f"X_batch has {counts.shape[1]} word columns but the model has "
+            f"{n_features}: build every batch with the same vocabulary"
+        )
+    if vocabulary is not None and known_vocabulary is not None and vocabulary != known_vocabulary:
+        raise ParameterError(
+            "X_batch's vocabulary differs from the model's (same width, other words): "
+            "build every batch with the same vocabulary"
+        )
+    return counts

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 from shortclust.errors import ParameterError
 from shortclust.models import _dct_kernels as kernels
 from shortclust.models._dmm_common import count_dtype, doc_arrays, zero_stats
-from shortclust.models._validation import as_counts, same_columns
+from shortclust.models._validation import as_counts, same_columns, stream_batch
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval,
                                     Options, Real, Seed)
 
@@ -285,11 +285,11 @@ class DCT(ClusteringModel):
             the model's, or ``n_clusters`` or ``dependency_length`` changed since the fit.
         """
         self._validate_params()
-        counts, vocabulary = as_counts(X_batch)
         if not hasattr(self, "labels_"):
+            counts, vocabulary = as_counts(X_batch)
             self._start(counts.shape[1], vocabulary)
         else:
-            self._check_batch(counts, vocabulary)
+            counts = self._check_batch(X_batch)
         self._run_step(counts, None)
         return self
 
@@ -304,22 +304,16 @@ class DCT(ClusteringModel):
         self.random_state_ = np.random.default_rng(self.random_state)
         self.n_steps_ = 0
 
-    def _check_batch(self, counts, vocabulary):
-        if counts.shape[1] != self.n_features_in_:
-            raise ParameterError(
-                f"X_batch has {counts.shape[1]} word columns but the model has "
-                f"{self.n_features_in_}: build every batch with the same vocabulary")
-        known = getattr(self, "vocabulary_", None)
-        if vocabulary is not None and known is not None and vocabulary != known:
-            raise ParameterError(
-                "X_batch's vocabulary differs from the model's (same width, other words): "
-                "build every batch with the same vocabulary")
+    def _check_batch(self, X_batch):
+        """The batch's counts over the model's vocabulary, with the model's shape unchanged."""
+        counts = stream_batch(X_batch, self.n_features_in_, getattr(self, "vocabulary_", None))
         fitted = self.proportions_history_.shape
         if fitted != (self.dependency_length, self.n_clusters):
             raise ParameterError(
                 f"n_clusters={self.n_clusters} and dependency_length="
                 f"{self.dependency_length} differ from the fitted {fitted[1]} topics and "
                 f"{fitted[0]} steps of history: set them back or refit")
+        return counts
 
     def _run_step(self, counts, callback, z=None, n_sweeps=None):
         """Algorithm 1 at the next time step.

@@ -15,7 +15,7 @@ from shortclust.models._dmm_common import (
     doc_arrays,
     zero_stats,
 )
-from shortclust.models._validation import as_counts
+from shortclust.models._validation import as_counts, stream_batch
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Options, Real,
                                     Seed)
 
@@ -251,18 +251,7 @@ class GSDMM(DMMMixin, ClusteringModel):
 
     def _batch_counts(self, X_batch):
         """The batch as checked CSR counts (binarised for Eq. 3)."""
-        counts, vocabulary = as_counts(X_batch)
-        if counts.shape[1] != self.n_features_in_:
-            raise ParameterError(
-                f"X_batch has {counts.shape[1]} word columns but the model has "
-                f"{self.n_features_in_}: build every batch with the same vocabulary"
-            )
-        known = self.vocabulary_
-        if vocabulary is not None and known is not None and vocabulary != known:
-            raise ParameterError(
-                "X_batch's vocabulary differs from the model's (same width, other words): "
-                "build every batch with the same vocabulary"
-            )
+        counts = stream_batch(X_batch, self.n_features_in_, self.vocabulary_)
         if self.n_clusters < self.n_clusters_:
             raise ParameterError(
                 f"n_clusters={self.n_clusters} is below the {self.n_clusters_} clusters "

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from shortclust.errors import ParameterError
 from shortclust.models._hybrid import HYBRID_CONSTRAINTS, HybridStreamMixin
 from shortclust.models._lda_state import GibbsState, Growable, Tokens, fold_in
-from shortclust.models._validation import as_counts, same_columns
+from shortclust.models._validation import as_counts, same_columns, stream_batch
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, NoneOr, Real,
                                     Seed)
 
@@ -256,19 +256,7 @@ class LDA(HybridStreamMixin, ClusteringModel):
 
     def _stream_rows(self, X_batch):
         """The batch as checked counts over the model's vocabulary."""
-        counts, vocabulary = as_counts(X_batch)
-        if counts.shape[1] != self.n_features_in_:
-            raise ParameterError(
-                f"X_batch has {counts.shape[1]} word columns but the model has "
-                f"{self.n_features_in_}: build every batch with the same vocabulary"
-            )
-        known = getattr(self, "vocabulary_", None)
-        if vocabulary is not None and known is not None and vocabulary != known:
-            raise ParameterError(
-                "X_batch's vocabulary differs from the model's (same width, other words): "
-                "build every batch with the same vocabulary"
-            )
-        return counts
+        return stream_batch(X_batch, self.n_features_in_, getattr(self, "vocabulary_", None))
 
     def _stream_step(self, rows):
         """The STREAM phase (section 3.3) on checked counts: their documents, in order,

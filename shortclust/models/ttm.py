@@ -8,7 +8,7 @@ from shortclust.models import _ttm_kernels as kernels
 from shortclust.models._dct_kernels import update_topic_beta
 from shortclust.models._lda_kernels import build_counts
 from shortclust.models._lda_state import Tokens
-from shortclust.models._validation import as_counts, same_columns
+from shortclust.models._validation import as_counts, same_columns, stream_batch
 from shortclust.models.base import Capabilities, ClusteringModel, Integer, Real, Seed
 from shortclust.errors import ParameterError
 
@@ -176,15 +176,16 @@ class TTM(ClusteringModel):
         self : TTM
         """
         self._validate_params()
-        counts, vocabulary = as_counts(X_batch)
         if not hasattr(self, "labels_"):
+            counts, vocabulary = as_counts(X_batch)
             self._start(counts.shape[1], vocabulary)
         else:
+            counts = stream_batch(X_batch, self.n_features_in_,
+                                  getattr(self, "vocabulary_", None))
             if self.topic_word_.shape[0] != self.n_clusters:
                 raise ParameterError(f"n_clusters={self.n_clusters} differs from the fitted "
                                      f"{self.topic_word_.shape[0]} topics: set it back or "
                                      "refit")
-            counts = same_columns(counts, self.n_features_in_)
         self._run_step(counts, None)
         return self
 

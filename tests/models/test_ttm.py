@@ -96,3 +96,16 @@ def test_ttm_clusters_a_stream_of_topical_documents():
     proba = model.predict_proba(batches[-1])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert normalized_mutual_info_score(labels[-1], proba.argmax(axis=1)) > 0.5
+
+
+def test_a_later_batch_over_other_words_or_another_width_is_refused():
+    from shortclust.data.corpus import Corpus
+    from shortclust.errors import ParameterError
+
+    first = Corpus.from_texts(["apple pear", "plum apple"], pipeline="none")
+    other = Corpus.from_texts(["kiwi lime", "lime fig"], pipeline="none")
+    model = TTM(n_clusters=2, max_iter=2, random_state=0).partial_fit(first)
+    with pytest.raises(ParameterError, match="vocabulary differs"):
+        model.partial_fit(other)
+    with pytest.raises(ParameterError, match="word columns"):
+        model.partial_fit(sp.csr_matrix(np.ones((2, 5))))
