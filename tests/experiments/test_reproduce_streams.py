@@ -9,7 +9,8 @@ from shortclust.papers.streams import reported, tables
 
 def test_streams_is_a_registered_paper_with_its_items():
     assert "streams" in paper_names()
-    assert list(get_paper("streams").items) == ["table2", "table3", "table4", "figure1", "dims"]
+    assert list(get_paper("streams").items) == ["table2", "table3", "table4", "figure1", "dims",
+                                                "cells"]
 
 
 def test_the_transcription_has_every_cell_of_tables_2_and_4():
@@ -99,3 +100,37 @@ def test_the_dims_table_reads_each_change_against_the_paper(tmp_path):
     text, _ = build_dims(far, {"diff-3": found}, "footer")
     assert "vMF diff-3 (closest 0.710, dims; below it under every one)" in text
     assert frame["n_words"].tolist() == [15607, 6881, 7243]
+
+
+def test_the_cells_table_gives_each_unexplained_cell_a_verdict_and_reads_the_column():
+    from shortclust.papers.streams.cells import BASELINE, build_cells
+
+    record = lambda seed, nmi: {"seed": seed, "metrics": {"nmi": nmi}}  # noqa: E731
+    pair = lambda a, b: [record(0, a), record(1, b)]  # noqa: E731
+    results = {
+        # vMF sim-3 (paper 0.27): random seeds bring it within 0.05; diff-3 stays within.
+        ("vMF", "sim-3", BASELINE): pair(0.16, 0.18), ("vMF", "sim-3", "random"): pair(0.22, 0.24),
+        ("vMF", "diff-3", BASELINE): pair(0.85, 0.86), ("vMF", "diff-3", "random"): pair(0.85, 0.87),
+        # EDCM subset-20 (paper 0.36): explained, but news-20 (paper 0.54) leaves reach.
+        ("EDCM", "subset-20", BASELINE): pair(0.43, 0.43),
+        ("EDCM", "subset-20", "anneal15"): pair(0.36, 0.37),
+        ("EDCM", "news-20", BASELINE): pair(0.57, 0.58),
+        ("EDCM", "news-20", "anneal15"): pair(0.45, 0.47),
+        # LDA rel-3 (paper 0.28): neither sweep count reaches it.
+        ("LDA", "rel-3", BASELINE): pair(0.35, 0.36), ("LDA", "rel-3", "sweeps50"): pair(0.34, 0.34),
+        ("LDA", "rel-3", "sweeps200"): pair(0.35, 0.35)}
+    preprocess = {("vMF", "sim-3"): "newsgroups_headers(min_df=7)"}
+    text, frame = build_cells(results, preprocess, "footer")
+    assert "| sim-3 (the cell) | 0.27 | 0.170 ± 0.014 | 0.230 ± 0.014 | random |" in text
+    assert ("**vMF sim-3** (paper 0.27): explained, within 0.05, by random documents as seeds: "
+            "0.230 ± 0.014 (2 runs, -0.040)") in text
+    assert "the setting leaves the other cells on the same side of 0.05" in text
+    assert "moves out of reach news-20 0.460 against 0.54" in text
+    assert "**LDA rel-3** (paper 0.28): not explained. Tried 50 sweeps: 0.340 ± 0.000" in text
+    assert "200 sweeps: 0.350 ± 0.000 (2 runs, +0.070)" in text
+    assert set(frame["setting"]) == {BASELINE, "random", "anneal15", "sweeps50", "sweeps200"}
+    assert frame.loc[frame["dataset"] == "sim-3", "preprocess"].tolist() == [
+        "newsgroups_headers(min_df=7)"] * 2
+    # A family without runs gets no section and no verdict.
+    text, _ = build_cells({k: v for k, v in results.items() if k[0] == "vMF"}, {}, "footer")
+    assert "## EDCM" not in text and "EDCM subset-20" not in text
