@@ -117,10 +117,12 @@ def m_step(X_nonempty, responsibilities, previous):
     return Mixture(np.ascontiguousarray(directions), kappa, weights)
 
 
-def seed_directions(X_nonempty, n_clusters, rng):
-    """Spherical k-means++ seeds: ``d x K`` unit columns (zero where no seed was found).
+def seed_directions(X_nonempty, n_clusters, rng, init="k-means++"):
+    """Seeds: ``d x K`` unit columns (zero where no seed was found).
 
-    The first seed is a document drawn uniformly; each next one is drawn with probability
+    ``init="random"`` takes K distinct documents drawn uniformly (the random seeding of
+    spherical k-means and movMF before k-means++; fewer documents than components leave
+    the remaining components unseeded). ``init="k-means++"`` is spherical k-means++: the first seed is a document drawn uniformly; each next one is drawn with probability
     proportional to ``1 - max_s cos(x, seed_s)`` (for unit vectors, half the squared
     distance to the nearest seed: the D^2 rule of k-means++ on the sphere). Once every
     document coincides with a seed (fewer distinct documents than components) the
@@ -128,6 +130,10 @@ def seed_directions(X_nonempty, n_clusters, rng):
     """
     n, d = X_nonempty.shape
     directions = np.zeros((d, n_clusters))
+    if init == "random":
+        picks = rng.choice(n, size=min(n, n_clusters), replace=False)
+        directions[:, :picks.size] = _dense(X_nonempty[picks]).T
+        return directions
     best = np.full(n, -np.inf)
     pick = int(rng.integers(n))
     for k in range(n_clusters):
@@ -145,9 +151,14 @@ def seed_directions(X_nonempty, n_clusters, rng):
     return directions
 
 
-def initial_mixture(X_nonempty, n_clusters, rng):
-    """Seeds, each document assigned to its nearest seed, then one M-step."""
-    seeds = seed_directions(X_nonempty, n_clusters, rng)
+def _dense(rows):
+    return rows.toarray() if hasattr(rows, "toarray") else np.asarray(rows)
+
+
+def initial_mixture(X_nonempty, n_clusters, rng, init="k-means++"):
+    """Seeds (``init``, see :func:`seed_directions`), each document assigned to its
+    nearest seed, then one M-step."""
+    seeds = seed_directions(X_nonempty, n_clusters, rng, init)
     cosines = np.asarray(X_nonempty @ seeds)
     cosines[:, ~np.any(seeds != 0, axis=0)] = -np.inf  # unseeded components take nothing
     responsibilities = np.zeros_like(cosines)

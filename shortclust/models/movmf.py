@@ -53,14 +53,17 @@ class MovMF(HybridStreamMixin, ClusteringModel):
     deterministic annealing raises the posterior to ``1/T``, T falling from
     ``temperature`` by the factor ``cooling`` per iteration down to 1.
 
-    **Initialisation.** Spherical k-means++: a first seed drawn uniformly among the
-    non-empty documents, each next one with probability proportional to ``1 - cos`` to
+    **Initialisation.** ``init="k-means++"`` (default): spherical k-means++, a first
+    seed drawn uniformly among the non-empty documents, each next one with probability proportional to ``1 - cos`` to
     its nearest seed (half the squared distance on the sphere, the D^2 rule of
     k-means++), all from ``numpy.random.default_rng(random_state)``; each document then
     goes to its nearest seed and one M-step gives the starting mixture. The paper names no
     initialisation; this one spreads the seeds over the topics at O(K nnz) cost, is
     sparse-friendly, is the usual seeding of spherical k-means, and makes the labels a
-    function of the seed.
+    function of the seed. ``init="random"``: K distinct non-empty documents drawn
+    uniformly are the seeds (the seeding of the time: k-means++ appeared in 2007, the
+    year of the paper); the rest is the same. Both the batch fit and a stream's first
+    batch seed this way.
 
     **Online (``partial_fit``, section 3.1).** Each document is assigned to its most
     probable component and only that component's mean moves, with the effective count
@@ -91,6 +94,8 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         Stop when the log-likelihood's relative gain is at most this (at temperature 1).
     n_init : int, default=1
         Initialisations; the one with the highest log-likelihood is kept.
+    init : {"k-means++", "random"}, default="k-means++"
+        Seeding: spherical k-means++, or K distinct documents drawn uniformly.
     temperature : float, default=1.0
         Initial annealing temperature T >= 1 (1: no annealing); soft assignment only.
     cooling : float, default=0.8
@@ -104,7 +109,7 @@ class MovMF(HybridStreamMixin, ClusteringModel):
     stream_length : int or None, default=None
         Hybrid scheme: documents in the whole stream (needed with ``offline_every``).
     random_state : int, numpy.random.Generator or None, default=None
-        Seed of the spherical k-means++ seeding.
+        Seed of the seeding (``init``).
 
     Attributes
     ----------
@@ -144,6 +149,7 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         "max_iter": Integer(1),
         "tol": Real(0.0),
         "n_init": Integer(1),
+        "init": Options("k-means++", "random"),
         "temperature": Real(1.0),
         "cooling": Interval(0.0, 1.0, closed="neither"),
         "memory_length": NoneOr(Real(1.0)),
@@ -152,6 +158,8 @@ class MovMF(HybridStreamMixin, ClusteringModel):
     }
     capabilities = Capabilities(input="vectors", incremental=True, predict=True,
                                 predict_proba=True, top_words=True)
+    #: ``init`` came after runs were archived; k-means++ is the seeding they used.
+    _parameters_added_later = {"init": "k-means++"}
     #: What a saved model keeps (:mod:`shortclust.models.state`): the mixture ``predict``
     #: reads and the online state ``partial_fit`` continues from. A hybrid model's documents
     #: seen (the input of its OFFLINE steps) are not kept: a loaded h-vMF predicts, but
@@ -162,13 +170,14 @@ class MovMF(HybridStreamMixin, ClusteringModel):
                           "n_cosines_", "offline_at_")
 
     def __init__(self, *, n_clusters=8, assignment="soft", max_iter=100, tol=1e-6, n_init=1,
-                 temperature=1.0, cooling=0.8, memory_length=None, offline_every=None,
-                 stream_length=None, random_state=None):
+                 init="k-means++", temperature=1.0, cooling=0.8, memory_length=None,
+                 offline_every=None, stream_length=None, random_state=None):
         self.n_clusters = n_clusters
         self.assignment = assignment
         self.max_iter = max_iter
         self.tol = tol
         self.n_init = n_init
+        self.init = init
         self.temperature = temperature
         self.cooling = cooling
         self.memory_length = memory_length
@@ -216,7 +225,7 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         rng = np.random.default_rng(self.random_state)
         best = None
         for _ in range(self.n_init):
-            start = initial_mixture(X[nonempty], self.n_clusters, rng)
+            start = initial_mixture(X[nonempty], self.n_clusters, rng, self.init)
             progress = None if callback is None else (
                 lambda i, labels: callback(i, self.max_iter, int(np.unique(labels).size)))
             result = run_em(X, nonempty, start, assignment=self.assignment,
@@ -346,12 +355,12 @@ class MovMF(HybridStreamMixin, ClusteringModel):
         return rows
 
     def _stream_start(self, rows):
-        """Spherical k-means++ seeds from the first batch; equal weights, cosine rule."""
+        """Seeds (``init``) from the first batch; equal weights, cosine rule."""
         self.n_features_in_ = rows.shape[1]
         nonempty = nonempty_rows(rows)
         rng = np.random.default_rng(self.random_state)
-        self._V = seed_directions(rows[nonempty], self.n_clusters, rng) if nonempty.any() \
-            else np.zeros((rows.shape[1], self.n_clusters))
+        self._V = (seed_directions(rows[nonempty], self.n_clusters, rng, self.init)
+                   if nonempty.any() else np.zeros((rows.shape[1], self.n_clusters)))
         self._norm2 = np.einsum("ij,ij->j", self._V, self._V)
         self._started = self._norm2 > 0
         self._norm2[~self._started] = 1.0

@@ -157,6 +157,38 @@ def test_annealing_cools_to_one_and_still_converges():
     assert evaluate(topics, annealed.labels_, metrics=["nmi"])["nmi"] > 0.9
 
 
+def test_random_init_seeds_with_distinct_documents_and_still_recovers_topics():
+    from shortclust.models._movmf_em import seed_directions
+
+    X, topics = topic_documents(noise=0.1, d=30)
+    seeds = seed_directions(X, 3, np.random.default_rng(4), init="random")
+    dense = X.toarray()
+    # Each seed is one of the documents, and no document is picked twice.
+    rows = [int(np.flatnonzero(np.all(np.isclose(dense, seed), axis=1))[0]) for seed in seeds.T]
+    assert len(set(rows)) == 3
+    again = seed_directions(X, 3, np.random.default_rng(4), init="random")
+    np.testing.assert_array_equal(seeds, again)
+    model = MovMF(n_clusters=3, init="random", random_state=0).fit(X)
+    assert evaluate(topics, model.labels_, metrics=["nmi"])["nmi"] > 0.9
+    # Fewer documents than components: the rest stay unseeded (zero), no error.
+    few = seed_directions(X[:2], 3, np.random.default_rng(0), init="random")
+    assert np.count_nonzero(np.abs(few).sum(axis=0)) == 2
+
+
+def test_random_init_and_k_means_plus_plus_start_differently():
+    X, _ = topic_documents(noise=0.3, d=60, seed=3)
+    from shortclust.models._movmf_em import seed_directions
+
+    plus = seed_directions(X, 3, np.random.default_rng(1))
+    random = seed_directions(X, 3, np.random.default_rng(1), init="random")
+    assert not np.array_equal(plus, random)
+
+
+def test_an_unknown_init_is_refused_in_one_line():
+    with pytest.raises(ParameterError, match="init"):
+        MovMF(n_clusters=2, init="forgy").fit(topic_documents(d=30)[0])
+
+
 def test_large_kappa_and_dimension_give_finite_log_likelihoods():
     X, _ = topic_documents(n_per_topic=30, d=30000, words_per_doc=3, noise=0.0, seed=9)
     model = MovMF(n_clusters=3, random_state=0).fit(X)

@@ -112,5 +112,12 @@ def dims(job) -> None:
     run_dims(job)
 
 
+def cells(job) -> None:
+    """The cells no preprocessing explains, rerun under model settings of the time."""
+    from shortclust.papers.streams.cells import cells as run_cells
+
+    run_cells(job)
+
+
 ITEMS = {"table2": table2, "table3": table3, "table4": table4, "figure1": figure1,
-         "dims": dims}
+         "dims": dims, "cells": cells}
