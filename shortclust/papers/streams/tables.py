@@ -144,7 +144,9 @@ def within_lines(results, names, paper) -> list[str]:
             "**Not within:** " + ("; ".join(far) or "none") + ". Why: `table2_dims.md` "
             "reruns every cell with the low-frequency cut raised to the paper's vocabulary "
             "size, then with the posts' headers kept, and says per cell which of the three "
-            "lands within 0.05 (item `dims`)."] if close or far else []
+            "lands within 0.05 (item `dims`); `table2_cells.md` gives each cell that none of "
+            "them reaches a model setting of the time that does, run on its whole column "
+            "(item `cells`)."] if close or far else []
 
 
 def write_table4(job, results) -> None:
