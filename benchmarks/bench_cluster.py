@@ -7,7 +7,7 @@ Usage::
 
 The same config (default ``configs/papers/ncut/nmf_nc.yaml`` with ``dataset=StackOverflow``
 and ``n_clusters=20``: fits of about a second) is run three times, each into a fresh output
-directory and through :func:`~shortclust.experiments.runner.run_experiment`, as the CLI
+directory and through :func:`~shortclust.pipeline.runner.run_experiment`, as the CLI
 runs it: ``--jobs 1``, ``--jobs W`` and ``--cluster local --jobs W`` (a LocalCluster of W
 single-threaded workers, started and closed inside the timed call; or ``--cluster
 ADDRESS``). Wall times include planning (corpus and representation, the same in the three)
@@ -34,7 +34,7 @@ if "--one-thread" in sys.argv:  # before numpy loads: this process as single-thr
         os.environ[_var] = "1"
 
 from shortclust.config import load_config  # noqa: E402
-from shortclust.experiments.runner import run_experiment  # noqa: E402
+from shortclust.pipeline.runner import run_experiment  # noqa: E402
 
 TIMING = ("fit_seconds", "timestamp")
 

@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 from sklearn.metrics import normalized_mutual_info_score  # noqa: E402
 
 from shortclust.data import load_corpus  # noqa: E402
-from shortclust.models.dct import DCT  # noqa: E402
+from shortclust.models.dmm.dct import DCT  # noqa: E402
 
 
 def parse_args(argv):

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 
 from shortclust.data import load_corpus  # noqa: E402
 from shortclust.evaluation.metrics import evaluate  # noqa: E402
-from shortclust.models.edcm import EDCM  # noqa: E402
+from shortclust.models.edcm.edcm import EDCM  # noqa: E402
 
 
 def parse_args(argv):

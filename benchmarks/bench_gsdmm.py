@@ -27,7 +27,7 @@ import _setup  # noqa: E402  (beside this file: the thread set-up every benchmar
 _setup.one_thread()
 
 from shortclust.data import load_corpus  # noqa: E402
-from shortclust.models.gsdmm import GSDMM  # noqa: E402
+from shortclust.models.dmm.gsdmm import GSDMM  # noqa: E402
 
 
 def parse_args(argv):

@@ -42,9 +42,9 @@ def time_phases(counts, n_clusters, sparsify, k):
     """Seconds per step of the estimator's pipeline, run one by one."""
     from scipy.cluster.hierarchy import linkage
 
-    from shortclust.models import hac_similarity as hs
-    from shortclust.models._sparsify import knn_sparsify, sd_sparsify
-    from shortclust.models.hac import _cut
+    from shortclust.models.hac import hac_similarity as hs
+    from shortclust.models.hac._sparsify import knn_sparsify, sd_sparsify
+    from shortclust.models.hac.hac import _cut
 
     seconds, started = {}, time.perf_counter()
 
@@ -91,7 +91,7 @@ def main(argv=None):
 
     from shortclust.data import load_corpus
     from shortclust.evaluation.metrics import evaluate
-    from shortclust.models.hac_similarity import HACSimilarity
+    from shortclust.models.hac.hac_similarity import HACSimilarity
 
     started = time.perf_counter()
     corpus = load_corpus(args.dataset, data_dir=args.data_dir)

@@ -40,8 +40,8 @@ import numpy as np  # noqa: E402
 
 from shortclust.data import load_corpus  # noqa: E402
 from shortclust.evaluation.metrics import evaluate  # noqa: E402
-from shortclust.models.iterative_classification import IterativeClassification  # noqa: E402
-from shortclust.models.kmeans import KMeans  # noqa: E402
+from shortclust.models.ic.iterative_classification import IterativeClassification  # noqa: E402
+from shortclust.models.kmeans.kmeans import KMeans  # noqa: E402
 
 
 def parse_args(argv):
@@ -82,7 +82,7 @@ def make_model(args, k, seed, **changes):
 def initial_clustering(corpus, vectors, k, seed, args):
     """The fitted initial clusterer: k-means on TF-IDF, or HAC_SD on ``vectors``."""
     if args.initial == "hac_sd":
-        from shortclust.models.hac_similarity import HACSD
+        from shortclust.models.hac.hac_similarity import HACSD
 
         return HACSD(n_clusters=k).fit(vectors)
     return KMeans(n_clusters=k, n_init=args.kmeans_init, random_state=seed).fit(corpus.counts)

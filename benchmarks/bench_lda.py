@@ -50,7 +50,7 @@ _setup.one_thread()
 import numpy as np  # noqa: E402
 
 from shortclust.data import load_corpus  # noqa: E402
-from shortclust.models.lda import LDA  # noqa: E402
+from shortclust.models.lda.lda import LDA  # noqa: E402
 
 PEERS = ("tomotopy", "lda")
 

@@ -33,9 +33,9 @@ import numpy as np  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from shortclust.data import load_corpus  # noqa: E402
-from shortclust.models._logistic import MultinomialLogisticSAG  # noqa: E402
-from shortclust.models._tfidf_common import tfidf  # noqa: E402
-from shortclust.models.kmeans import KMeans  # noqa: E402
+from shortclust.models.ic._logistic import MultinomialLogisticSAG  # noqa: E402
+from shortclust.models.common.tfidf import tfidf  # noqa: E402
+from shortclust.models.kmeans.kmeans import KMeans  # noqa: E402
 
 
 def parse_args(argv):

@@ -47,7 +47,7 @@ import numpy as np  # noqa: E402
 
 from shortclust.data import load_corpus  # noqa: E402
 from shortclust.evaluation.metrics import evaluate  # noqa: E402
-from shortclust.models.movmf import MovMF  # noqa: E402
+from shortclust.models.vmf.movmf import MovMF  # noqa: E402
 
 PAPER_OVMF_SECONDS_PER_DOC = 0.011  # Table 4, news-20
 

@@ -34,7 +34,7 @@ _setup.one_thread()
 import scipy.sparse as sp  # noqa: E402
 
 from shortclust.data import load_corpus  # noqa: E402
-from shortclust.models.ncut_nmf import NMFClustering  # noqa: E402
+from shortclust.models.nmf.ncut_nmf import NMFClustering  # noqa: E402
 
 
 def parse_args(argv):

@@ -46,11 +46,11 @@ _setup.one_thread()
 DATASET = "GoogleNews-T"
 # What each model is run with: the paper's section 4.8.
 MODELS = {
-    "gsdmm": ("shortclust.models.gsdmm", "GSDMM",
+    "gsdmm": ("shortclust.models.dmm.gsdmm", "GSDMM",
               {"n_clusters": 300, "alpha": 0.1, "beta": 0.1, "max_iter": 10}),
-    "kmeans": ("shortclust.models.kmeans", "KMeans",
+    "kmeans": ("shortclust.models.kmeans.kmeans", "KMeans",
                {"n_clusters": 152, "n_init": 1, "max_iter": 10}),
-    "minibatch_kmeans": ("shortclust.models.minibatch_kmeans", "MiniBatchKMeans",
+    "minibatch_kmeans": ("shortclust.models.kmeans.minibatch_kmeans", "MiniBatchKMeans",
                          {"n_clusters": 152, "batch_fraction": 0.01, "max_iter": 10,
                           "n_init": 1}),
 }

@@ -30,10 +30,10 @@ from dataclasses import replace  # noqa: E402
 
 from shortclust.data import load_corpus  # noqa: E402
 from shortclust.evaluation.coherence import Reference  # noqa: E402
-from shortclust.experiments.fitting import RunContext  # noqa: E402
-from shortclust.experiments.plan import PlannedRun  # noqa: E402
-from shortclust.experiments.topic_quality import TopicScorer  # noqa: E402
-from shortclust.models.gsdmm import GSDMM  # noqa: E402
+from shortclust.pipeline.fitting import RunContext  # noqa: E402
+from shortclust.pipeline.plan import PlannedRun  # noqa: E402
+from shortclust.pipeline.topic_quality import TopicScorer  # noqa: E402
+from shortclust.models.dmm.gsdmm import GSDMM  # noqa: E402
 
 
 def parse_args(argv):

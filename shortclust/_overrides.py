@@ -36,9 +36,14 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def _apply_overrides(raw: dict, overrides: list[str]) -> None:
-    from shortclust.config import TOP_LEVEL_KEYS  # config imports this module
+def apply_overrides(raw: dict, overrides: list[str], top_level_keys, params_of) -> None:
+    """Apply ``--set`` overrides to the raw config dict.
 
+    ``top_level_keys`` are the config's keys and ``params_of(model_name)`` the parameter
+    names of a model: passed in by :mod:`shortclust.config`, which owns the schema, so that
+    this module does not import it back.
+    """
+    TOP_LEVEL_KEYS = tuple(top_level_keys)
     bare_params = []
     for text in overrides:
         parts, value = parse_override(text)
@@ -48,7 +53,7 @@ def _apply_overrides(raw: dict, overrides: list[str]) -> None:
         _set_path(raw, parts, value, text)
         _drop_conflicting_seed_key(raw, parts)
     for text, key, value in bare_params:
-        _set_bare_model_param(raw, key, value, text)
+        _set_bare_model_param(raw, key, value, text, TOP_LEVEL_KEYS, params_of)
 
 
 def _set_path(raw: dict, parts: list[str], value: Any, text: str) -> None:
@@ -77,16 +82,15 @@ def _drop_conflicting_seed_key(raw: dict, parts: list[str]) -> None:
         raw.pop("runs", None)
 
 
-def _set_bare_model_param(raw: dict, key: str, value: Any, text: str) -> None:
-    from shortclust.config import TOP_LEVEL_KEYS, get_model_class, model_param_names
-
+def _set_bare_model_param(raw: dict, key: str, value: Any, text: str, TOP_LEVEL_KEYS,
+                          params_of) -> None:
     model = raw.get("model")
     name = model.get("name") if isinstance(model, dict) else None
     if name is None:
         raise ConfigError(
             f"--set {text!r}: '{key}' is not a config key and the config names no model"
         )
-    allowed = model_param_names(get_model_class(name))
+    allowed = params_of(name)
     if key not in allowed:
         raise ConfigError(
             f"--set {text!r}: '{key}' is neither a config key ({', '.join(TOP_LEVEL_KEYS)}) "

@@ -95,7 +95,7 @@ ClusterOption = Annotated[Optional[str], typer.Option(
 def _check_cluster(cluster) -> None:
     """A ``--cluster`` that cannot be used fails here, in one line, before any run."""
     if cluster is not None:
-        from shortclust.experiments.executors import check_cluster
+        from shortclust.pipeline.executors import check_cluster
 
         check_cluster(cluster)
 
@@ -105,8 +105,8 @@ def _say_jobs(jobs: int, quiet: bool) -> None:
     the number of cores is capped to it."""
     if quiet or jobs == 1:
         return
-    from shortclust.experiments.executors import cpu_cores
-    from shortclust.experiments.runner import resolve_jobs
+    from shortclust.pipeline.executors import cpu_cores
+    from shortclust.pipeline.runner import resolve_jobs
 
     workers = resolve_jobs(jobs)
     if jobs < 1:
@@ -118,7 +118,7 @@ def _say_jobs(jobs: int, quiet: bool) -> None:
 
 def _run_options(data_dir, resume: bool, quiet: bool, jobs: int, cluster=None):
     """The command line's RunOptions (how to run; the config says what)."""
-    from shortclust.experiments.runner import RunOptions
+    from shortclust.pipeline.runner import RunOptions
 
     _check_cluster(cluster)
     if cluster is None:
@@ -179,8 +179,8 @@ def cluster(
 ) -> None:
     """Cluster the texts of one file: assignments, clusters with top words, a saved model."""
     with _user_errors():
-        from shortclust.experiments.cluster import cluster_config, cluster_file, report_lines
-        from shortclust.experiments.runner import ExperimentInterrupted
+        from shortclust.apps.cluster import cluster_config, cluster_file, report_lines
+        from shortclust.pipeline.runner import ExperimentInterrupted
 
         experiment = cluster_config(file, model=model, n_clusters=n_clusters, params=set_,
                                     preprocess=preprocess, seed=seed,
@@ -211,7 +211,7 @@ def predict(
     """Assign new texts to the clusters of a saved model, through its preprocessing."""
     with _user_errors():
         from shortclust.errors import ConfigError
-        from shortclust.experiments.predict import default_output, predict_file
+        from shortclust.apps.predict import default_output, predict_file
 
         target = _output_dir(output) or default_output(file)
         if target.is_dir():
@@ -253,7 +253,7 @@ def run(
     with _user_errors():
         from dataclasses import replace
 
-        from shortclust.experiments.runner import ExperimentInterrupted, run_experiment
+        from shortclust.pipeline.runner import ExperimentInterrupted, run_experiment
 
         experiment = _load_with_overrides(config, set_, runs, _output_dir(output))
         try:
@@ -293,8 +293,8 @@ def sweep(
 ) -> None:
     """Run a config over a grid of one model parameter; write a table and a figure."""
     with _user_errors():
-        from shortclust.experiments.runner import ExperimentInterrupted
-        from shortclust.experiments.sweep import default_sweep_output, resolve_sweep, run_sweep
+        from shortclust.pipeline.runner import ExperimentInterrupted
+        from shortclust.pipeline.sweep import default_sweep_output, resolve_sweep, run_sweep
 
         experiment = _load_with_overrides(config, set_, runs)
         name, grid = resolve_sweep(experiment, param, values)
@@ -362,7 +362,7 @@ def reproduce(
 ) -> None:
     """Regenerate a paper's tables and figures, reproduced numbers beside the reported ones."""
     with _user_errors():
-        from shortclust.experiments.runner import ExperimentInterrupted
+        from shortclust.pipeline.runner import ExperimentInterrupted
         from shortclust.papers import registry
 
         names = registry.paper_names() if paper == "all" else [paper]

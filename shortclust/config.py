@@ -21,7 +21,6 @@ unknown model or parameter, out-of-range parameter, malformed override) into a
 
 from __future__ import annotations
 
-import difflib
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,8 +28,8 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from shortclust._overrides import _apply_overrides, parse_override  # noqa: F401 (re-exported)
-from shortclust.errors import ConfigError, ShortclustError, one_line
+from shortclust._overrides import apply_overrides, parse_override  # noqa: F401 (re-exported)
+from shortclust.errors import ConfigError, ShortclustError, allowed_hint, one_line  # noqa: F401
 
 _STRICT = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
@@ -131,7 +130,7 @@ class ExperimentConfig(BaseModel):
         Grids for ``shortclust sweep``: model parameter name -> list of values, e.g.
         ``{beta: [0.02, 0.04, 0.1]}``. ``shortclust run`` ignores it and runs the base setting.
     stream : dict or None
-        Streaming mode (see :mod:`shortclust.experiments.batches`): the corpus is ordered by
+        Streaming mode (see :mod:`shortclust.pipeline.batches`): the corpus is ordered by
         time and fed to the model in batches; checked when the config is loaded.
     representation : dict or None
         What the model is fitted on (see :mod:`shortclust.representations`):
@@ -249,7 +248,7 @@ class ExperimentConfig(BaseModel):
     @property
     def stream_spec(self):
         """The ``stream`` section as a checked StreamSpec, or None for a batch experiment."""
-        from shortclust.experiments.batches import parse_stream
+        from shortclust.pipeline.batches import parse_stream
 
         return None if self.stream is None else parse_stream(self.stream)
 
@@ -527,12 +526,10 @@ def _describe_error(error: dict) -> str:
     return f"'{key}': {message} (got {_short_repr(error['input'])})"
 
 
-def allowed_hint(name: str, allowed) -> str:
-    """``(did you mean 'x'? allowed: a, b, c)``, the suggestion only when one is close."""
-    allowed = list(allowed)
-    close = difflib.get_close_matches(str(name), allowed, n=1)
-    hint = f"did you mean '{close[0]}'? " if close else ""
-    return f"({hint}allowed: {', '.join(allowed)})"
+def _apply_overrides(raw: dict, overrides: list[str]) -> None:
+    """Apply ``--set`` overrides to ``raw`` against this schema's keys and the named model."""
+    apply_overrides(raw, overrides, TOP_LEVEL_KEYS,
+                    lambda name: model_param_names(get_model_class(name)))
 
 
 def _short_repr(value: Any, limit: int = 40) -> str:

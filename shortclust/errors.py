@@ -60,6 +60,14 @@ class ModelFileError(ShortclustError):
     altered since it was written."""
 
 
+class ModelDeclarationError(TypeError):
+    """A model class lacks part of the contract; the message names the class and the fix.
+
+    A programming error of a model's author, not of a user's input: a ``TypeError``, not a
+    :class:`ShortclustError`.
+    """
+
+
 class ParameterError(ShortclustError, ValueError):
     """A model hyperparameter is outside its allowed range.
 
@@ -86,3 +94,13 @@ def show_warnings_on_one_line(stream=None) -> None:
             pass
 
     warnings.showwarning = show
+
+
+def allowed_hint(name: str, allowed) -> str:
+    """``(did you mean 'x'? allowed: a, b, c)``, the suggestion only when one is close."""
+    import difflib
+
+    allowed = list(allowed)
+    close = difflib.get_close_matches(str(name), allowed, n=1)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    return f"({hint}allowed: {', '.join(allowed)})"

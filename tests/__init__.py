@@ -1,5 +1,5 @@
 """The test suite, a package so that its helpers import by full name (``tests.naive``,
-``tests.experiments.fake_estimators``) however pytest is started: ``pytest``,
+``tests.pipeline.fake_estimators``) however pytest is started: ``pytest``,
 ``python -m pytest`` or ``make test`` from the repository root.
 
 pytest's default ``prepend`` import mode puts the first directory above a test file that

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pipeline.fake_estimators import register_fake_model, write_config, write_corpus
+
 _DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
@@ -24,3 +26,28 @@ def data_dir():
     if found is None:
         pytest.skip("real datasets not present (set SHORTCLUST_DATA)")
     return found
+
+
+# Fixtures of the harness tests (pipeline, apps, papers): a fake model, a tiny corpus, a config.
+@pytest.fixture
+def fake_model(monkeypatch):
+    """The registered :class:`FakeClusterer` (model name ``fake``), counters reset."""
+    return register_fake_model(monkeypatch)
+
+
+@pytest.fixture
+def corpus_path(tmp_path):
+    """A 12-document labelled JSONL corpus."""
+    return write_corpus(tmp_path / "tiny.jsonl")
+
+
+@pytest.fixture
+def output_dir(tmp_path):
+    """Where the experiment writes (not created in advance)."""
+    return tmp_path / "out"
+
+
+@pytest.fixture
+def config_path(tmp_path, corpus_path, output_dir, fake_model):
+    """A valid 3-run config for the fake model."""
+    return write_config(tmp_path / "fake.yaml", corpus_path, output_dir)

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.experiments.fake_estimators import TEXTS, register_fake_model, write_config, write_corpus
+from tests.pipeline.fake_estimators import TEXTS, register_fake_model, write_config, write_corpus
 from shortclust.cli import app
 from shortclust.data import list_datasets
 from shortclust.errors import DataError
-from shortclust.experiments.records import RECORD_KEYS
+from shortclust.pipeline.records import RECORD_KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -69,7 +69,7 @@ def test_python_dash_m_help_lists_the_commands(tmp_path):
 
 def test_importing_the_cli_loads_no_heavy_module():
     code = ("import sys, shortclust.cli; heavy = [m for m in ('numba', 'pandas', 'sklearn', "
-            "'scipy', 'shortclust.models.gsdmm') if m in sys.modules]; print(heavy)")
+            "'scipy', 'shortclust.models.dmm.gsdmm') if m in sys.modules]; print(heavy)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
@@ -315,9 +315,9 @@ def test_shipped_gsdmm_config_on_the_real_tweet_set(tmp_path, data_dir):
 
 
 def test_jobs_option_reaches_run_sweep_and_reproduce(config_path, output_dir, monkeypatch):
-    import shortclust.experiments.runner as runner
+    import shortclust.pipeline.runner as runner
     import shortclust.papers.registry as registry
-    import shortclust.experiments.sweep as sweep_module
+    import shortclust.pipeline.sweep as sweep_module
 
     seen = {}
     monkeypatch.setattr(runner, "run_experiment",
@@ -343,7 +343,7 @@ def test_jobs_option_reaches_run_sweep_and_reproduce(config_path, output_dir, mo
 
 
 def test_jobs_defaults_to_1_and_0_means_all_cores(config_path, monkeypatch):
-    import shortclust.experiments.runner as runner
+    import shortclust.pipeline.runner as runner
 
     seen = []
     monkeypatch.setattr(runner, "run_experiment",
@@ -358,13 +358,13 @@ def test_jobs_defaults_to_1_and_0_means_all_cores(config_path, monkeypatch):
 def test_jobs_above_the_cores_is_capped_with_a_note(config_path, monkeypatch):
     import joblib
 
-    import shortclust.experiments.executors as executors
+    import shortclust.pipeline.executors as executors
 
     monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
     workers = []
     monkeypatch.setattr(executors, "run_in_workers",
                         lambda context, todo, write, bars, n: workers.append(n))
-    monkeypatch.setattr("shortclust.experiments.runner.run_in_workers",
+    monkeypatch.setattr("shortclust.pipeline.runner.run_in_workers",
                         executors.run_in_workers)
     result = invoke("run", config_path, "--jobs", 999)
     assert result.exit_code == 0, result.output
@@ -555,9 +555,9 @@ def test_data_info_describes_a_file_given_by_its_path(tmp_path):
 
 
 def test_cluster_option_reaches_run_sweep_and_reproduce(config_path, output_dir, monkeypatch):
-    import shortclust.experiments.executors as executors
-    import shortclust.experiments.runner as runner
-    import shortclust.experiments.sweep as sweep_module
+    import shortclust.pipeline.executors as executors
+    import shortclust.pipeline.runner as runner
+    import shortclust.pipeline.sweep as sweep_module
     import shortclust.papers.registry as registry
 
     monkeypatch.setattr(executors, "check_cluster", lambda cluster: None)

@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 from shortclust.cli import app
 from shortclust.data import load_corpus
-from shortclust.experiments.model_files import HEADER, load_model
-from shortclust.experiments.predict import vectorize
-from shortclust.models.gsdmm import GSDMM
+from shortclust.apps.model_files import HEADER, load_model
+from shortclust.apps.predict import vectorize
+from shortclust.models.dmm.gsdmm import GSDMM
 
 TOPICS = {
     "flood": ["Flood waters rise in the city", "River flood warning for the valley",
@@ -183,7 +183,7 @@ def test_predict_with_a_model_saved_by_run(tmp_path, data, held_out):
 
 def edit_model(path, rehash, **changes):
     """Rewrite a model file with header ``changes`` (its checksum redone if ``rehash``)."""
-    from shortclust.experiments import model_files
+    from shortclust.apps import model_files
 
     with zipfile.ZipFile(path) as archive:
         contents = {name: archive.read(name) for name in archive.namelist()}
@@ -271,8 +271,8 @@ def test_help_lists_cluster_and_predict():
 
 
 def test_ctrl_c_during_cluster_exits_130_in_one_line(tmp_path, data, monkeypatch):
-    import shortclust.experiments.runner as runner
-    from shortclust.experiments.runner import ExperimentInterrupted
+    import shortclust.pipeline.runner as runner
+    from shortclust.pipeline.runner import ExperimentInterrupted
 
     def interrupted(config, options, table):
         raise ExperimentInterrupted(0, 1)

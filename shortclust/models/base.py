@@ -73,8 +73,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from shortclust.errors import ParameterError
-from shortclust.models._identity import (  # noqa: F401 (re-exported: part of the contract)
+from shortclust.errors import ModelDeclarationError, ParameterError
+from shortclust.models.common.identity import (  # noqa: F401 (re-exported: part of the contract)
     _check_added_parameters,
     identity_params,
     with_added_parameters,
@@ -457,10 +457,6 @@ class ClusteringModel(ClusterMixin, BaseEstimator):
         in advance (sentence embeddings, word vectors).
         """
         return None
-
-
-class ModelDeclarationError(TypeError):
-    """A model class lacks part of the contract; the message names the class and the fix."""
 
 
 def check_declarations(model_class):

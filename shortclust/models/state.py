@@ -6,7 +6,7 @@ and numpy arrays, which cross processes and files without pickle;
 :func:`model_from_state` sets them on a fresh instance and calls its ``_restore_fitted``.
 The model so rebuilt predicts exactly as the fitted one (``tests/models/test_contract.py``
 checks every registered model). The file format around it is
-:mod:`shortclust.experiments.model_files`.
+:mod:`shortclust.apps.model_files`.
 """
 
 from __future__ import annotations

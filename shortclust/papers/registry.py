@@ -2,7 +2,7 @@
 
 Each paper is a subpackage of :mod:`shortclust.papers` whose ``__init__`` declares, once,
 ``PAPER = Paper(name, title, items, options)``: its items in order (functions of a
-:class:`~shortclust.experiments.reproduce.Reproduction`) and the command-line options of
+:class:`~shortclust.pipeline.reproduce.Reproduction`) and the command-line options of
 its own (:class:`Option`). The registry finds the subpackages itself, so adding a paper
 means adding its package: the command line's help and ``reproduce all`` read it from here.
 """
@@ -191,7 +191,7 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
         Unknown paper, item or option, or a bad option value; DataError or
         ParameterError from the runs themselves.
     """
-    from shortclust.experiments.reproduce import Reproduction
+    from shortclust.pipeline.reproduce import Reproduction
 
     declared = get_paper(paper)
     chosen = declared.choose_items(only)

@@ -151,7 +151,7 @@ def test_gsdmm_clusters_on_googlenews_t_agree_with_gensim(data_dir):
     from gensim.models.coherencemodel import CoherenceModel
 
     from shortclust.data import load_corpus
-    from shortclust.models.gsdmm import GSDMM
+    from shortclust.models.dmm.gsdmm import GSDMM
 
     corpus = load_corpus("GoogleNews-T", data_dir=data_dir).subset(np.arange(3000))
     model = GSDMM(n_clusters=60, max_iter=5, random_state=0).fit(corpus.counts)

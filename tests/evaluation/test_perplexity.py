@@ -10,9 +10,9 @@ import scipy.sparse as sp
 from shortclust.errors import DataError, ParameterError
 from shortclust.evaluation.perplexity import (counts_and_oov, model_perplexity, perplexity,
                                               seen_words)
-from shortclust.models.gsdmm import GSDMM
-from shortclust.models.gsdpmm import GSDPMM
-from shortclust.models.lda import LDA
+from shortclust.models.dmm.gsdmm import GSDMM
+from shortclust.models.dmm.gsdpmm import GSDPMM
+from shortclust.models.lda.lda import LDA
 
 THETA = np.array([0.25, 0.75])
 PHI = np.array([[0.5, 0.25, 0.25], [0.1, 0.1, 0.8]])

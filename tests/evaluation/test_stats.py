@@ -143,8 +143,8 @@ def _records(rng, n=23):
 
 def test_summarize_groups_gives_the_summary_and_sweep_tables_bit_for_bit():
     # The experiments' own aggregations can switch to it without changing a file.
-    from shortclust.experiments.summary import GROUP_KEYS, records_frame, summarize
-    from shortclust.experiments.sweep import sweep_frame
+    from shortclust.pipeline.summary import GROUP_KEYS, records_frame, summarize
+    from shortclust.pipeline.sweep import sweep_frame
 
     records = _records(np.random.default_rng(1))
     frame = records_frame(records)

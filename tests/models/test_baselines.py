@@ -8,15 +8,15 @@ from sklearn.cluster import AgglomerativeClustering
 from sklearn.cluster import KMeans as SklearnKMeans
 from sklearn.metrics import adjusted_rand_score
 
-from tests.experiments.fake_estimators import LABELS, TEXTS, write_config, write_corpus
+from tests.pipeline.fake_estimators import LABELS, TEXTS, write_config, write_corpus
 from shortclust.config import load_config
 from shortclust.data import Corpus
 from shortclust.errors import ConfigError, ParameterError
-from shortclust.experiments.runner import run_experiment
+from shortclust.pipeline.runner import run_experiment
 from shortclust.models import get_model_class
-from shortclust.models.hac import HAC, _with_empty_axis
-from shortclust.models.kmeans import KMeans, sklearn_random_state, tfidf
-from shortclust.models.minibatch_kmeans import MiniBatchKMeans
+from shortclust.models.hac.hac import HAC, _with_empty_axis
+from shortclust.models.kmeans.kmeans import KMeans, sklearn_random_state, tfidf
+from shortclust.models.kmeans.minibatch_kmeans import MiniBatchKMeans
 
 # Small settings so every fit takes milliseconds.
 FAST = {
@@ -384,7 +384,9 @@ def test_more_clusters_than_vectors_is_refused(model_class):
 
 
 def test_the_input_rule_is_shared_and_still_importable_from_hac_similarity():
-    from shortclust.models import _tfidf_common, hac_similarity, kmeans_minus
+    from shortclust.models.common import tfidf as _tfidf_common
+    from shortclust.models.hac import hac_similarity
+    from shortclust.models.kmeans import kmeans_minus
 
     assert hac_similarity.unit_vectors is _tfidf_common.unit_vectors
     assert hac_similarity._holds_counts is _tfidf_common._holds_counts

@@ -4,7 +4,7 @@ In the spirit of scikit-learn's ``check_estimator`` and river's generic estimato
 every test is parametrised over ``shortclust.models.model_names()``, so a new registration
 is checked without touching this file (a model with ``predict`` is also saved to a model
 file and loaded, and must predict as before), and over the harness's fake models
-(``tests/experiments/fake_estimators.py``), which the runner tests rely on to follow the
+(``tests/pipeline/fake_estimators.py``), which the runner tests rely on to follow the
 same contract. Fits use a 12-document corpus in three topics, one document empty, with
 small ``n_clusters`` and iteration counts.
 """
@@ -19,12 +19,12 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_extraction.text import TfidfTransformer
 
-from tests.experiments import fake_estimators as fakes
+from tests.pipeline import fake_estimators as fakes
 from shortclust.config import ModelSpec, check_model_params
 from shortclust.data.corpus import count_matrix
 from shortclust.errors import ConfigError, ParameterError
 from shortclust.models import _MODELS, get_model_class, model_names
-from shortclust.experiments.model_files import load_model, save_model
+from shortclust.apps.model_files import load_model, save_model
 from shortclust.models.base import (Capabilities, ModelDeclarationError, check_declarations,
                                     validate_params)
 from shortclust.models.state import fitted_state

@@ -1,4 +1,4 @@
-"""Slow, obvious references for the mixture of EDCM (``shortclust.models.edcm``).
+"""Slow, obvious references for the mixture of EDCM (``shortclust.models.edcm.edcm``).
 
 Dense arrays, one document and one component at a time, the formulas of Banerjee & Basu
 (SDM 2007, section 2.2) written with scipy's gammaln, digamma and trigamma, and s found

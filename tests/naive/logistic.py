@@ -1,7 +1,7 @@
 """Slow, obvious SAG for multinomial logistic regression: the reference of the compiled one.
 
 Dense rows, every weight updated at every step (no lazy updates, no weight scale), the same
-splitmix64 row stream as ``shortclust.models._logistic_kernels``.
+splitmix64 row stream as ``shortclust.models.ic._logistic_kernels``.
 """
 
 import numpy as np

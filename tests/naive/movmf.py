@@ -1,4 +1,4 @@
-"""Slow, obvious online vMF pass: the reference of ``shortclust.models._movmf_kernels``.
+"""Slow, obvious online vMF pass: the reference of ``shortclust.models.vmf._kernels``.
 
 Dense rows and dense unit means, each mean renormalised after every update exactly as
 section 3.1 of Banerjee & Basu (SDM 2007) writes it (no lazy normalisation, no rescaling).

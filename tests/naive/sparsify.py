@@ -1,4 +1,4 @@
-"""Slow, obvious references for the sparsifiers of ``shortclust.models._sparsify``.
+"""Slow, obvious references for the sparsifiers of ``shortclust.models.hac._sparsify``.
 
 Plain Python loops over lists, written from the IC paper's text (section 4.1) and its
 Algorithm 2 line by line, with the documented tie rule: a stable sort, so among equal

@@ -1,5 +1,5 @@
 """Slow, obvious reference for the topic tracking model (Iwata et al., IJCAI 2009) as
-``shortclust.models.ttm.TTM`` runs it over a stream: the documents of a step are its users.
+``shortclust.models.dmm.ttm.TTM`` runs it over a stream: the documents of a step are its users.
 
 Plain Python over lists. It consumes the random generator exactly as ``TTM`` does: per
 time step ``rng.integers(0, K, size=n_tokens)`` for the initial topics, then one

@@ -188,8 +188,8 @@ def test_a_run_on_sentence_embeddings_shows_their_progress(tmp_path, monkeypatch
     from rich.console import Console
 
     import shortclust.representations.sentence as sentence
-    from shortclust.experiments.runner import run_experiment
-    from tests.experiments.fake_estimators import register_fake_model
+    from shortclust.pipeline.runner import run_experiment
+    from tests.pipeline.fake_estimators import register_fake_model
 
     register_fake_model(monkeypatch)
     monkeypatch.setattr(sentence, "load_encoder", RecordingEncoder)
@@ -239,8 +239,8 @@ def test_bad_representation_sections_are_one_line_config_errors(tmp_path, sectio
 
 
 def test_runner_fits_on_the_representation_and_records_it(tmp_path, monkeypatch):
-    from tests.experiments.fake_estimators import register_fake_model
-    from shortclust.experiments.runner import run_experiment
+    from tests.pipeline.fake_estimators import register_fake_model
+    from shortclust.pipeline.runner import run_experiment
 
     fake = register_fake_model(monkeypatch)
     seen = []

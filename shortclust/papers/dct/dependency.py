@@ -13,8 +13,8 @@ from __future__ import annotations
 import pandas as pd
 
 from shortclust.evaluation.ranking import METRIC_LABELS, RANKING_METRICS
-from shortclust.experiments.plots import save_figure
-from shortclust.experiments.reproduce import markdown_table, provenance_line
+from shortclust.pipeline.plots import save_figure
+from shortclust.pipeline.reproduce import markdown_table, provenance_line
 from shortclust.papers.dct.retrieval import archived, summarise_metrics
 
 #: The dependency lengths measured (the paper's 1..8, every other one past 4).

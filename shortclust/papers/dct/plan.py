@@ -1,7 +1,7 @@
 """What the DCT reproduction runs: configs, tags and the items.
 
 Every model is a stream config under ``configs/papers/dct/`` run through the stream
-pipeline (:mod:`shortclust.experiments.stream`): 16 equal time steps, next-batch
+pipeline (:mod:`shortclust.pipeline.stream`): 16 equal time steps, next-batch
 perplexity on (``stream.perplexity``). A model whose config or registered model is not in
 this checkout is reported as not run. Tags name the work directories and the archived
 records (``results/dct/records/<tag>.json``).

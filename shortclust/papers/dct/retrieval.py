@@ -2,7 +2,7 @@
 
 The paper ranks tweets by the cluster-based query likelihood of its Eq. 12-13, the
 clusters given by DCT or a baseline, and tunes lambda, mu and the recency base b by a
-60/30/10 split of its queries (:mod:`shortclust.experiments.crisis_retrieval` holds the
+60/30/10 split of its queries (:mod:`shortclust.papers.dct.crisis_retrieval` holds the
 queries, relevance, cutoffs and protocol; :mod:`shortclust.evaluation.retrieval` the
 model). Here each model takes the CrisisLexT26 stream in 20 equal time steps
 (``partial_fit``); at the end of every fourth step (the five cutoffs, each after a fifth
@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.ranking import METRIC_LABELS, RANKING_METRICS
-from shortclust.experiments.records import atomic_write_text
-from shortclust.experiments.reproduce import RECORDS_DIR, markdown_table
+from shortclust.pipeline.records import atomic_write_text
+from shortclust.pipeline.reproduce import RECORDS_DIR, markdown_table
 from shortclust.papers.dct.reported import TABLE2
 
 ARCHIVE = "retrieval.json"
@@ -42,7 +42,7 @@ ROWS = {"LM": "LM", "random clusters": None, "DMM": "DMM", "LDA": "LDA", "TTM": 
 
 def step_bounds(n_docs: int) -> list[int]:
     """Stream positions where the steps end: ``round(i N / N_STEPS)``, i = 1..N_STEPS; every
-    fourth is a cutoff of :func:`~shortclust.experiments.crisis_retrieval.cutoff_positions`.
+    fourth is a cutoff of :func:`~shortclust.papers.dct.crisis_retrieval.cutoff_positions`.
 
     Examples
     --------
@@ -90,7 +90,7 @@ def crisis_corpus(job):
 
 def measure(job, corpus, models: dict, method: str, seed: int) -> dict:
     """Tuned retrieval of one method (a model of ``models`` or a reference) and seed."""
-    from shortclust.experiments.crisis_retrieval import (perfect_clusters, random_clusters,
+    from shortclust.papers.dct.crisis_retrieval import (perfect_clusters, random_clusters,
                                                          run_crisis_retrieval)
 
     if method == "LM":
@@ -152,7 +152,7 @@ def retrieval(job, models: dict) -> None:
 
 
 def _provenance(job) -> str:
-    from shortclust.experiments.reproduce import provenance_line
+    from shortclust.pipeline.reproduce import provenance_line
 
     return provenance_line(job) + "\n"
 
@@ -191,7 +191,7 @@ NOTE = (
     "taken at each cutoff. Cells: mean ± sample std over the model's seeds (LM and the "
     "perfect clusters are deterministic). The paper's numbers come from another collection "
     "and are not comparable in level; compare the order of the methods. TTM: the topic "
-    "tracking model with the documents of a step as its users (`shortclust/models/ttm.py`). "
+    "tracking model with the documents of a step as its users (`shortclust/models/dmm/ttm.py`). "
     "The paper's TMS is not implemented here.")
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.stats import stat_row, welch_t_test
-from shortclust.experiments.plots import save_figure
-from shortclust.experiments.reproduce import markdown_table, metric_values, provenance_line
+from shortclust.pipeline.plots import save_figure
+from shortclust.pipeline.reproduce import markdown_table, metric_values, provenance_line
 from shortclust.papers.dct.reported import MSTREAM_DCT_NMI
 
 #: The issue's bar for DCT's NMI on the MStream streams.

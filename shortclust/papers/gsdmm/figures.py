@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from shortclust.experiments.plots import (
+from shortclust.pipeline.plots import (
     draw_curves, integer_ticks, label, panel_figure, save_figure, spread_text, table_curve,
 )
 from shortclust.papers.gsdmm.reported import DATASETS, SHORT, TABLE2_METRICS, TRUE_K, XLABEL

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from shortclust.evaluation.stats import is_missing
-from shortclust.experiments.reproduce import markdown_table
+from shortclust.pipeline.reproduce import markdown_table
 from shortclust.papers.gsdmm.reported import DATASETS, SHORT, TABLE2_PAPER
 
 #: Table 2's name for K-means on raw term counts (``kmeans_counts.yaml``).

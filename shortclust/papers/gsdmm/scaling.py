@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 from shortclust.errors import ShortclustError
-from shortclust.experiments.records import atomic_write_text
-from shortclust.experiments.reproduce import RECORDS_DIR
+from shortclust.pipeline.records import atomic_write_text
+from shortclust.pipeline.reproduce import RECORDS_DIR
 
 #: The models Table 3 measures (DMAFP is not in scope).
 SCALING_MODELS = ["gsdmm", "kmeans", "minibatch_kmeans"]

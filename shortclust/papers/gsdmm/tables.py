@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from shortclust.evaluation.stats import format_mean_std, mean, mean_std_text, stat_row
-from shortclust.experiments.reproduce import (
+from shortclust.pipeline.reproduce import (
     counts_text, markdown_table, metric_values, provenance_line,
 )
 from shortclust.papers.gsdmm import figures, kmeans_gap
@@ -329,7 +329,7 @@ def write_gsdpmm(job, results: dict[str, dict[str, list[dict]]]) -> None:
 
 def write_stream(job, streams: dict[str, tuple[str, list[dict]]]) -> None:
     """The stream table and figures from ``{dataset: (figure name, stream records)}``."""
-    from shortclust.experiments.stream import plot_stream, stream_frame
+    from shortclust.pipeline.stream import plot_stream, stream_frame
 
     rows, frames = [], []
     for dataset, (figure_name, records) in streams.items():
@@ -362,7 +362,7 @@ def write_stream(job, streams: dict[str, tuple[str, list[dict]]]) -> None:
 
 def stream_row(dataset: str, records: list[dict]) -> list:
     """One stream's row: per-batch and final NMI and clusters, stream against batch fit."""
-    # A batch of one class has no NMI (None, see shortclust.experiments.stream): left out.
+    # A batch of one class has no NMI (None, see shortclust.pipeline.stream): left out.
     per_batch = [mean(b["prequential"]["nmi"] for b in r["batches"]
                       if b["prequential"]["nmi"] is not None) for r in records]
     per_batch_fit = [mean(b["batch_fit"]["nmi"] for b in r["batches"]

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.stats import paired_t_test, stat_row, welch_t_test
-from shortclust.experiments.reproduce import counts_text, markdown_table, provenance_line
+from shortclust.pipeline.reproduce import counts_text, markdown_table, provenance_line
 from shortclust.papers.ic.reported import DATASETS, FIXED, STOPPED
 from shortclust.papers.ic.significance import p_text, values_of
 from shortclust.papers.ic.settings import CONFIGS, IC_CONFIG, METHOD_CONFIGS
@@ -106,7 +106,7 @@ def step_overrides(step: Step, shuffled: bool) -> list[str]:
 def run_ablation(job, dataset: str) -> dict[tuple[str, str], list[dict]]:
     """Every step on rows as stored and shuffled: ``{(step, order): records}``, and the
     initial clustering under ``("initial", "stored")``."""
-    from shortclust.papers.ic import plan
+    from shortclust.papers.ic import runs as plan
 
     method, k = INITIAL[dataset], DATASETS[dataset][1]
     shared = plan.run_method(job, method, dataset)
@@ -136,7 +136,7 @@ def run_ablation(job, dataset: str) -> dict[tuple[str, str], list[dict]]:
 def ablation(job) -> dict:
     """IC from the paper's settings to the authors' code, one difference at a time, on rows
     as stored and shuffled (issue 19)."""
-    from shortclust.papers.ic import plan
+    from shortclust.papers.ic import runs as plan
 
     present = plan.present_datasets(job, list(INITIAL))
     results = {dataset: run_ablation(job, dataset) for dataset in present}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from shortclust.evaluation.stats import format_mean_std, mean_std
-from shortclust.experiments.reproduce import counts_text, markdown_table, provenance_line
+from shortclust.pipeline.reproduce import counts_text, markdown_table, provenance_line
 from shortclust.papers.ic.reported import DATASETS, FIGURE_PAPER
 from shortclust.papers.ic.settings import FIGURE_RUNS
 from shortclust.papers.ic.significance import values_of
@@ -111,7 +111,7 @@ def draw_figure(panels: dict[str, dict[str, pd.DataFrame]], path, number: str) -
     The title names the figure, the metrics and the runs behind each point; the y axis
     is ACC and purity in percent (the paper's 'accuracy' is the authors' purity).
     """
-    from shortclust.experiments.plots import (
+    from shortclust.pipeline.plots import (
         Curve, draw_curves, figure_legend, panel_figure, save_figure, spread_text,
     )
 

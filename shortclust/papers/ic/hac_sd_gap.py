@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.metrics import evaluate
-from shortclust.experiments.records import atomic_write_text
-from shortclust.experiments.reproduce import RECORDS_DIR, markdown_table
+from shortclust.pipeline.records import atomic_write_text
+from shortclust.pipeline.reproduce import RECORDS_DIR, markdown_table
 from shortclust.papers.ic.reported import PAPER
 
 ARCHIVE = "hac_sd_gap.json"
@@ -34,14 +34,14 @@ def unit_rows(X: np.ndarray) -> np.ndarray:
 
 def sparsified(X: np.ndarray, k_for_count: int) -> np.ndarray:
     """Algorithm 2's matrix (dense) on the cosine similarities of ``X``."""
-    from shortclust.models._sparsify import sd_sparsify
+    from shortclust.models.hac._sparsify import sd_sparsify
 
     X = unit_rows(X)
     return sd_sparsify(X @ X.T, k_for_count).toarray()
 
 
 def cut(merges, n: int) -> np.ndarray:
-    from shortclust.models.hac import _cut
+    from shortclust.models.hac.hac import _cut
 
     return _cut(merges, n, K)
 

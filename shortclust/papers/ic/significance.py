@@ -8,7 +8,7 @@ deterministic row run once is tested one-sample against its single value.
 from __future__ import annotations
 
 from shortclust.evaluation.stats import TTest, paired_t_test
-from shortclust.experiments.reproduce import metric_values
+from shortclust.pipeline.reproduce import metric_values
 from shortclust.papers.ic.reported import BEST, FIXED, METHODS
 
 

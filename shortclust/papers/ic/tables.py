@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.stats import ALPHA, format_mean_std, is_missing, mean, mean_std
-from shortclust.experiments.reproduce import counts_text, markdown_table, metric_values
+from shortclust.pipeline.reproduce import counts_text, markdown_table, metric_values
 from shortclust.papers.ic.notes import DATA_NOTES, gap_reasons, marks_note, representation_line
 from shortclust.papers.ic.reported import (
     BEST, DATASETS, DETERMINISTIC, FIGURE_DATASETS, METHODS, PAPER, PAPER_ONLY, ROWS, SMALL,

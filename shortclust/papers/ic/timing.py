@@ -11,7 +11,7 @@ import time
 
 import pandas as pd
 
-from shortclust.experiments.reproduce import markdown_table
+from shortclust.pipeline.reproduce import markdown_table
 from shortclust.papers.ic.settings import FIGURE_RUNS
 
 
@@ -27,7 +27,7 @@ def timed(name: str, function, order: list[str]):
     ``function(job)`` returns the totals of the runs it used (``runs``, ``fit_seconds``);
     ``order`` is the order of the items' rows.
     """
-    from shortclust.experiments.runner import ExperimentInterrupted
+    from shortclust.pipeline.runner import ExperimentInterrupted
 
     def item(job) -> None:
         started, fitted = time.perf_counter(), job.fitted

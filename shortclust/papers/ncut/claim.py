@@ -16,7 +16,7 @@ from __future__ import annotations
 import pandas as pd
 
 from shortclust.evaluation.stats import ALPHA, welch_t_test
-from shortclust.experiments.reproduce import markdown_table
+from shortclust.pipeline.reproduce import markdown_table
 from shortclust.papers.ncut.reported import CLAIM_BASELINES, METRICS, SHORT
 
 #: Sets whose file is the first lines of another's (the data registry: SearchSnippets-test

@@ -13,7 +13,7 @@ def figure3(frame: pd.DataFrame, path, dataset: str, k_true: int | None = None) 
     The K axis is ticked at the grid's K values only (K counts clusters); the title says
     which figure of the paper this stands for, on which set, and the runs per point.
     """
-    from shortclust.experiments.plots import (
+    from shortclust.pipeline.plots import (
         Curve, draw_curves, figure_legend, panel_figure, save_figure, spread_text,
     )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from shortclust.evaluation.stats import ALPHA, format_mean_std, mean_std_text, stat_row
-from shortclust.experiments.reproduce import (
+from shortclust.pipeline.reproduce import (
     counts_text, markdown_table, metric_values, provenance_line,
 )
 from shortclust.papers.ncut.claim import (
@@ -208,7 +208,7 @@ def write_lambda(job, frame: pd.DataFrame, lambdas: list[float]) -> None:
 
 def rank_table(counts, vocabulary) -> pd.DataFrame:
     """idf and Ncut weight of every term, with ranks (1 = heaviest) and delta = idf - Ncut."""
-    from shortclust.models._term_weights import idf_weights, ncut_weights
+    from shortclust.models.common.term_weights import idf_weights, ncut_weights
 
     idf, ncut = idf_weights(counts), ncut_weights(counts)
     frame = pd.DataFrame({"term": list(vocabulary), "idf": idf, "ncut": ncut})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from shortclust.evaluation.stats import format_mean_std, stat_row
-from shortclust.experiments.reproduce import markdown_table, metric_values
+from shortclust.pipeline.reproduce import markdown_table, metric_values
 
 TIMING = "timing"
 COLUMNS = ["item", "dataset", "method", "runs", "fit_seconds_mean", "fit_seconds_std",

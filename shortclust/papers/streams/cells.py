@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.stats import stat_row
-from shortclust.experiments.reproduce import markdown_table, metric_values, provenance_line
+from shortclust.pipeline.reproduce import markdown_table, metric_values, provenance_line
 from shortclust.papers.streams.reported import DATASETS, TABLE2
 
 #: The cell each family's settings are meant to explain.
@@ -60,7 +60,7 @@ SETTINGS = {
 def cells(job) -> None:
     """Each family's column under its settings at the three preprocessings of ``dims``."""
     from shortclust.data.registry import dataset_present
-    from shortclust.papers.streams import plan
+    from shortclust.papers.streams import runs as plan
     from shortclust.papers.streams.dims import variants
 
     results, preprocess = {}, {}

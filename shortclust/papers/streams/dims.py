@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.stats import stat_row
-from shortclust.experiments.reproduce import markdown_table, metric_values, provenance_line
+from shortclust.pipeline.reproduce import markdown_table, metric_values, provenance_line
 from shortclust.papers.streams.reported import BATCH, DATASETS, SIZES, TABLE2
 
 #: The two pipelines compared: the posts' bodies, and the posts with their headers.
@@ -88,7 +88,7 @@ def variants(job, paper_name: str, registry: str) -> list[Variant]:
 def dims(job) -> None:
     """Table 2's batch models at the paper's vocabulary sizes, then with headers kept."""
     from shortclust.data.registry import dataset_present
-    from shortclust.papers.streams import plan
+    from shortclust.papers.streams import runs as plan
 
     results, sets = {}, {}
     for paper_name, registry in DATASETS.items():

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from shortclust.evaluation.stats import format_mean_std, mean_std, stat_row
-from shortclust.experiments.plots import save_figure
-from shortclust.experiments.reproduce import markdown_table, metric_values, provenance_line
+from shortclust.pipeline.plots import save_figure
+from shortclust.pipeline.reproduce import markdown_table, metric_values, provenance_line
 from shortclust.papers.streams.reported import (
     BATCH, DATASETS, EXTRA_DATASETS, OFFLINE_EVERY, ONLINE, SIZES, TABLE2, TABLE3, TABLE4,
 )

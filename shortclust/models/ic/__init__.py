@@ -1,0 +1,1 @@
+"""Iterative classification (Rakib et al.): outlier removal, classifier retraining, and its logistic regression."""

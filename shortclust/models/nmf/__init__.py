@@ -1,0 +1,1 @@
+"""Matrix factorisation clusterers: Ncut-weighted NMF (Yan et al.) and RLSI."""

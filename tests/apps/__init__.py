@@ -1,0 +1,1 @@
+"""Tests of the user-facing apps (shortclust.apps)."""

@@ -1,0 +1,1 @@
+"""Tests of the paper packages: their tables, figures and reproductions."""
