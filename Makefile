@@ -12,7 +12,7 @@ endif
 # Compiled numba kernels are cached beside the sources; keep the cache out of the tree.
 export NUMBA_CACHE_DIR ?= $(abspath $(VENV)/numba-cache)
 
-.PHONY: setup run test test-all test-nojit bench reproduce-tables clean
+.PHONY: setup run test test-all test-nojit docs bench reproduce-tables clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,11 @@ NOJIT_PYTEST := NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q \
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 	$(NOJIT_PYTEST) -m 'kernels and not slow'
+	$(BIN)/mkdocs build --strict --quiet
+
+# The user guide and API reference (docs/, mkdocs.yml) as a site in build/site/.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m ''

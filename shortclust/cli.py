@@ -30,6 +30,30 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"shortclust {version('shortclust')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            from shortclust import __version__
+
+            typer.echo(f"shortclust {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                      help="Print the version and exit."),
+) -> None:
+    """Cluster short texts: a file of your own (cluster, predict), experiment configs (run,
+    sweep), the papers' tables (reproduce)."""
+
+
 data_app = typer.Typer(help="List and inspect the registered datasets.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
@@ -343,7 +367,8 @@ def reproduce(
     results: Optional[Path] = typer.Option(
         None, "--results",
         help="Where tables and figures go (<results>/<paper>/; default: results/ of the "
-             "checkout, wherever the command runs).",
+             "checkout, or runs/reproduce/results/ with --runs, so that a smaller run never "
+             "replaces a committed table; needed for an installed copy).",
     ),
     work_dir: Optional[Path] = typer.Option(
         None, "--work-dir",
@@ -386,8 +411,10 @@ def reproduce(
                            "command to continue", err=True)
                 raise typer.Exit(exc.exit_code) from None
             if not quiet:
+                scratch = (" (a scratch folder: --runs without --results never writes over "
+                           "the committed tables)") if runs is not None and results is None else ""
                 typer.echo(f"{name}: wrote {len(job.written)} files under "
-                           f"{job.results_dir / name}")
+                           f"{job.results_dir / name}{scratch}")
 
 
 @data_app.command("list")
@@ -460,13 +487,30 @@ def _file_info(path: Path) -> None:
 
 
 @app.command()
-def models() -> None:
-    """List the model names accepted by `model.name` in a config."""
+def models(
+    names_only: bool = typer.Option(False, "--names", help="Only the names, one a line."),
+) -> None:
+    """List the models (the names `model.name` and `--model` accept), with what each takes."""
     with _user_errors():
-        from shortclust.models import model_names
+        if names_only:
+            from shortclust.models import model_names
 
-        for name in model_names():
-            typer.echo(name)
+            for name in model_names():
+                typer.echo(name)
+            return
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+
+        from shortclust.models import model_table
+
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        for header in ("name", "source", "input", "incremental", "predict", "finds K itself"):
+            table.add_column(header)
+        for row in model_table():
+            table.add_row(row["name"], row["source"], row["input"], _yes_no(row["incremental"]),
+                          _yes_no(row["predict"]), row["finds_k"])
+        Console(width=120).print(table)
 
 
 def _datasets_table(entries, directory: Path):

@@ -1,4 +1,10 @@
-"""Clustering models, one public estimator per file, looked up by name from configs."""
+"""Clustering models, looked up by name from configs.
+
+Each family has its folder (``dmm/``, ``vmf/``, ``edcm/``, ``lda/``, ``kmeans/``, ``hac/``,
+``nmf/``, ``ic/``), with its public estimators, their compiled kernels and private helpers;
+``common/`` holds what several families share. The contract every estimator follows is
+:mod:`shortclust.models.base`.
+"""
 
 from importlib import import_module
 
@@ -29,6 +35,24 @@ _MODELS = {
 }
 
 
+# name -> where the model comes from (the paper it reproduces, or its own source).
+_SOURCES = {
+    "gsdmm": "Yin & Wang, KDD 2014", "gsdpmm": "Yin & Wang (the DP variant of GSDMM)",
+    "kmeans": "baseline (GSDMM, IC papers)", "hac": "baseline (GSDMM paper)",
+    "minibatch_kmeans": "baseline (GSDMM paper)",
+    "ncut_nmf": "Yan et al., CIKM 2012", "rlsi": "baseline (Ncut paper)",
+    "kmeans_idf": "baseline (Ncut paper)",
+    "movmf": "Banerjee & Basu, SDM 2007", "edcm": "Banerjee & Basu, SDM 2007",
+    "lda": "Banerjee & Basu, SDM 2007", "kmeans_vsm": "baseline (Banerjee & Basu)",
+    "dct": "Liang et al., KDD 2016", "ttm": "Iwata et al., IJCAI 2009 (DCT baseline)",
+    "hac_sd": "Rakib et al. (IC paper)", "hac_knn": "Rakib et al. (IC paper)",
+    "hac_ward": "Rakib et al. (IC paper)", "kmeans_minus": "Rakib et al. (IC paper)",
+    "iterative_classification": "Rakib et al. (IC paper)",
+}
+# name -> how the model settles the number of clusters, where it does so itself.
+_FINDS_K = {"gsdmm": "yes, up to n_clusters", "gsdpmm": "yes"}
+
+
 def model_names():
     """Names accepted by ``model.name`` in an experiment config, sorted."""
     return sorted(_MODELS)
@@ -49,3 +73,22 @@ def get_model_class(name):
         )
     module, cls = _MODELS[key]
     return getattr(import_module(module), cls)
+
+
+def model_table():
+    """One row per registered model: what ``shortclust models`` prints.
+
+    Returns
+    -------
+    list of dict
+        Keys ``name``, ``source``, ``input`` (counts, vectors or both), ``incremental``
+        (has ``partial_fit``), ``predict`` and ``finds_k`` (how it settles the number of
+        clusters itself, or ``"no"``: it is given K). Imports every model's module.
+    """
+    rows = []
+    for name in model_names():
+        capabilities = get_model_class(name).capabilities
+        rows.append({"name": name, "source": _SOURCES.get(name, ""),
+                     "input": capabilities.input, "incremental": capabilities.incremental,
+                     "predict": capabilities.predict, "finds_k": _FINDS_K.get(name, "no")})
+    return rows

@@ -7,10 +7,19 @@ resumed across invocations) and writes Markdown, CSV and PNG under ``results/<pa
 Tables and figures are computed from the records of the seeds asked for, nothing else.
 Config paths, and the default results and work directories, are relative to the project
 checkout (:func:`project_root`), so a reproduction runs from any working directory.
+
+What is committed is never overwritten by a smaller reproduction: ``--runs N`` without
+``--results`` writes to a scratch results folder (``runs/reproduce/results/``), and any
+results folder other than the checkout's own starts from a copy of the committed archives
+(:meth:`Reproduction.archive_path`). An installed copy (no checkout) reads the configs and
+archives it ships as package data (``shortclust/_packaged/``) and writes where ``--results``
+says.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,25 +36,66 @@ from shortclust.pipeline.records import atomic_write_text
 RECORDS_DIR = "records"
 #: Where, in the project checkout, the configs of the papers are (their presence marks it).
 PAPER_CONFIGS = Path("configs/papers")
+#: Where ``--runs N`` without ``--results`` writes its tables, in the checkout.
+SCRATCH_RESULTS = Path("runs/reproduce/results")
+
+
+def _package_dir() -> Path:
+    import shortclust
+
+    return Path(shortclust.__file__).resolve().parent
 
 
 def project_root() -> Path:
-    """The checkout this package runs from: the folder holding ``configs/papers``.
+    """The folder holding ``configs/papers`` and ``results/``: the checkout this package runs
+    from, or else the copy of them an installed package ships (``shortclust/_packaged``).
 
     Raises
     ------
     ConfigError
-        The package is installed outside a checkout (no configs beside it).
+        Neither is there (a package built without its data).
     """
-    import shortclust
+    checkout = _package_dir().parent
+    if (checkout / PAPER_CONFIGS).is_dir():
+        return checkout
+    packaged = _package_dir() / "_packaged"
+    if (packaged / PAPER_CONFIGS).is_dir():
+        return packaged
+    raise ConfigError(f"no {PAPER_CONFIGS}/ in {checkout} nor in {packaged}: reinstall "
+                      "shortclust (its package data is missing)")
 
-    root = Path(shortclust.__file__).resolve().parents[1]
-    if not (root / PAPER_CONFIGS).is_dir():
-        raise ConfigError(
-            f"no {PAPER_CONFIGS}/ beside the shortclust package in {root}: reproductions "
-            "run from a checkout of the repository (pip install -e .)"
-        )
-    return root
+
+def is_checkout(root: Path) -> bool:
+    """Whether ``root`` (from :func:`project_root`) is a checkout, not an installed copy."""
+    return root.resolve() != (_package_dir() / "_packaged").resolve()
+
+
+def default_work_dir() -> Path:
+    """``runs/reproduce`` of the checkout; for an installed copy, a cache folder of the user."""
+    root = project_root()
+    if is_checkout(root):
+        return root / "runs" / "reproduce"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "shortclust" / "reproduce"
+
+
+def default_results_dir(runs: int | None) -> Path:
+    """Where a reproduction writes when ``--results`` is not given.
+
+    The checkout's ``results/`` for the committed run counts; with ``--runs N``, the scratch
+    folder ``runs/reproduce/results/``, so that a quick check never replaces a committed
+    20-run table by a 2-run one.
+
+    Raises
+    ------
+    ConfigError
+        An installed copy has no results folder of its own: ``--results`` is needed.
+    """
+    root = project_root()
+    if not is_checkout(root):
+        raise ConfigError("this shortclust is installed, not a checkout: give --results DIR "
+                          "for the tables (the archived records it ships are copied there)")
+    return root / (SCRATCH_RESULTS if runs is not None else Path("results"))
 
 
 @dataclass
@@ -117,9 +167,9 @@ class Reproduction:
 
     def __post_init__(self):
         self.results_dir = Path(self.results_dir if self.results_dir is not None
-                                else self.project_path("results"))
+                                else default_results_dir(self.runs))
         self.work_dir = Path(self.work_dir if self.work_dir is not None
-                             else self.project_path("runs/reproduce"))
+                             else default_work_dir())
 
     def project_path(self, path) -> Path:
         """``path`` in the project checkout (an absolute path stays as it is)."""
@@ -196,7 +246,7 @@ class Reproduction:
         """Run ``config`` in the tag's work directory, resuming, with the tag's archive."""
         from shortclust.pipeline.runner import RunOptions, run_experiment
 
-        archive = self.results_dir / self.paper / RECORDS_DIR / f"{tag}.json"
+        archive = self.archive_path(f"{tag}.json")
         run_options = RunOptions(resume=True, data_dir=self.data_dir, quiet=True,
                                  progress=not self.quiet, jobs=self.jobs, cluster=self.cluster,
                                  fit=self.fit,
@@ -205,6 +255,28 @@ class Reproduction:
         self.fitted += result.n_run
         self.collected += len(result.planned)
         return result
+
+    def archive_path(self, name: str) -> Path:
+        """``<results>/<paper>/records/<name>``, the archive of one tag or measurement.
+
+        A results folder other than the project's own starts from a copy of the committed
+        archive (when there is one and this folder has none), so ``--results DIR`` and the
+        scratch folder of ``--runs`` reuse the committed runs without writing to them.
+        """
+        return self.seeded(Path(RECORDS_DIR) / name)
+
+    def seeded(self, relative) -> Path:
+        """``<results>/<paper>/<relative>``, copied first from the project's committed
+        ``results/`` when missing here (see :meth:`archive_path`)."""
+        path = self.results_dir / self.paper / relative
+        if not path.exists():
+            committed = self.project_path("results") / self.paper / relative
+            if committed.is_file() and committed.resolve() != path.resolve():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                temporary = path.with_name(f".{path.name}.tmp")
+                shutil.copyfile(committed, temporary)
+                os.replace(temporary, path)
+        return path
 
     def _with_output(self, config, tag: str):
         return config.model_copy(update={"output": str(self.work_dir / self.paper / tag)})

@@ -195,11 +195,11 @@ def test_options_given_to_the_function_are_checked_and_completed(paper, tmp_path
 
 def test_configs_and_default_directories_are_the_checkouts(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # somewhere else
-    job = Reproduction("gsdmm", runs=2)
+    job = Reproduction("gsdmm")
     assert project_root() == REPO
     assert job.results_dir == REPO / "results" and job.work_dir == REPO / "runs" / "reproduce"
     config = job.config("configs/papers/gsdmm/gsdmm.yaml", "Tweet")
-    assert config.name == "gsdmm_paper_gsdmm" and config.runs == 2
+    assert config.name == "gsdmm_paper_gsdmm" and config.runs == 20
     assert job.project_path("benchmarks/bench_scaling.py").is_file()
     assert str(job.shown_work_dir()) == "runs/reproduce"  # footers name no machine's path
     explicit = Reproduction("gsdmm", results_dir=Path("r"), work_dir=Path("w"))
@@ -207,7 +207,38 @@ def test_configs_and_default_directories_are_the_checkouts(monkeypatch, tmp_path
     assert str(explicit.shown_work_dir()) == "w"
 
 
-def test_outside_a_checkout_is_a_one_line_config_error(monkeypatch, tmp_path):
+def test_runs_without_results_writes_to_a_scratch_folder_never_the_committed_one():
+    job = Reproduction("gsdmm", runs=2)
+    assert job.results_dir == REPO / "runs" / "reproduce" / "results"
+    assert job.config("configs/papers/gsdmm/gsdmm.yaml", "Tweet").runs == 2
+
+
+def test_another_results_folder_starts_from_a_copy_of_the_committed_archive(tmp_path):
+    committed = REPO / "results" / "gsdmm" / "records" / "gsdmm_Tweet.json"
+    job = Reproduction("gsdmm", results_dir=tmp_path / "r", work_dir=tmp_path / "w")
+    path = job.archive_path("gsdmm_Tweet.json")
+    assert path == tmp_path / "r" / "gsdmm" / "records" / "gsdmm_Tweet.json"
+    assert path.read_bytes() == committed.read_bytes()
+    path.write_text("{}")  # a folder's own archive is never replaced by the committed one
+    assert job.archive_path("gsdmm_Tweet.json").read_text() == "{}"
+    assert not job.archive_path("no_such_tag.json").exists()
+
+
+def test_an_installed_copy_reads_its_packaged_data_and_needs_results(monkeypatch, tmp_path):
+    import shortclust
+
+    site = tmp_path / "site" / "shortclust"
+    (site / "_packaged" / "configs" / "papers").mkdir(parents=True)
+    monkeypatch.setattr(shortclust, "__file__", str(site / "__init__.py"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert project_root() == site / "_packaged"
+    with pytest.raises(ConfigError, match="give --results DIR"):
+        Reproduction("gsdmm")
+    job = Reproduction("gsdmm", results_dir=tmp_path / "out")
+    assert job.work_dir == tmp_path / "cache" / "shortclust" / "reproduce"
+
+
+def test_without_configs_anywhere_is_a_one_line_config_error(monkeypatch, tmp_path):
     import shortclust
 
     monkeypatch.setattr(shortclust, "__file__", str(tmp_path / "site" / "shortclust" /
@@ -215,7 +246,7 @@ def test_outside_a_checkout_is_a_one_line_config_error(monkeypatch, tmp_path):
     with pytest.raises(ConfigError) as error:
         project_root()
     assert "\n" not in str(error.value)
-    assert str(error.value).startswith("no configs/papers/ beside the shortclust package in ")
+    assert str(error.value).startswith("no configs/papers/ in ")
     with pytest.raises(ConfigError):
         Reproduction("gsdmm")  # the default results/ cannot be found either
 
@@ -361,8 +392,9 @@ def test_gsdmm_table3_reads_measurements_and_marks_the_rest_not_run(tmp_path):
     from shortclust.papers.gsdmm.plan import table3
     from shortclust.papers.gsdmm.scaling import SCALING_MODELS
 
+    # A project without committed measurements: only what this test writes is there.
     job = Reproduction("gsdmm", results_dir=tmp_path / "r", work_dir=tmp_path / "w",
-                       quiet=True, options={"max_copies": 2})
+                       quiet=True, options={"max_copies": 2}, project=tmp_path / "project")
     lines = [{"model": m, "copies": c, "status": "ok", "fit_seconds": 0.5 * c,
               "sample_seconds": 0.4 * c if m == "gsdmm" else None, "peak_rss_mib": 300.0}
              for m in SCALING_MODELS for c in (1, 2)]

@@ -25,7 +25,7 @@ import pandas as pd
 
 from shortclust.evaluation.ranking import METRIC_LABELS, RANKING_METRICS
 from shortclust.pipeline.records import atomic_write_text
-from shortclust.pipeline.reproduce import RECORDS_DIR, markdown_table
+from shortclust.pipeline.reproduce import markdown_table
 from shortclust.papers.dct.reported import TABLE2
 
 ARCHIVE = "retrieval.json"
@@ -114,7 +114,7 @@ def measure(job, corpus, models: dict, method: str, seed: int) -> dict:
 
 
 def archive_path(job):
-    return job.results_dir / job.paper / RECORDS_DIR / ARCHIVE
+    return job.archive_path(ARCHIVE)
 
 
 def archived(job, models: dict, want: list[tuple[str, int]], needs: str | None = None

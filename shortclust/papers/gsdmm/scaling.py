@@ -13,7 +13,6 @@ from pathlib import Path
 
 from shortclust.errors import ShortclustError
 from shortclust.pipeline.records import atomic_write_text
-from shortclust.pipeline.reproduce import RECORDS_DIR
 
 #: The models Table 3 measures (DMAFP is not in scope).
 SCALING_MODELS = ["gsdmm", "kmeans", "minibatch_kmeans"]
@@ -29,7 +28,7 @@ def bench_output(job) -> Path:
 
 
 def archive_path(job) -> Path:
-    return job.results_dir / job.paper / RECORDS_DIR / SCALING_ARCHIVE
+    return job.archive_path(SCALING_ARCHIVE)
 
 
 def measured(job) -> dict:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from shortclust.evaluation.metrics import evaluate
 from shortclust.pipeline.records import atomic_write_text
-from shortclust.pipeline.reproduce import RECORDS_DIR, markdown_table
+from shortclust.pipeline.reproduce import markdown_table
 from shortclust.papers.ic.reported import PAPER
 
 ARCHIVE = "hac_sd_gap.json"
@@ -124,7 +124,7 @@ def subset_rows(truth, data_dir=None) -> list[dict]:
 
 
 def archive_path(job):
-    return job.results_dir / job.paper / RECORDS_DIR / ARCHIVE
+    return job.archive_path(ARCHIVE)
 
 
 def hac_sd_gap(job) -> dict:

@@ -58,7 +58,7 @@ def record_timing(job, name: str, seconds: float, fitted: int, totals: dict,
     the runs used and their fit time from the last complete one. Rows are sorted by run
     count, then by the item's place in ``order`` (items not in it last).
     """
-    path = job.results_dir / job.paper / "timing.csv"
+    path = job.seeded("timing.csv")
     runs = f"default (20; figures {FIGURE_RUNS})" if job.runs is None else str(job.runs)
     frame = pd.read_csv(path, dtype={"runs_setting": str}) if path.exists() else pd.DataFrame()
     used = totals.get("runs", 0)

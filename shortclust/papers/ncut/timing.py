@@ -31,7 +31,7 @@ def record_fit_times(job, item: str, rows: list[dict], order: list[str]) -> None
 
     Rows are kept in the order of the items in ``order``, then as given.
     """
-    path = job.results_dir / job.paper / f"{TIMING}.csv"
+    path = job.seeded(f"{TIMING}.csv")
     frame = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=COLUMNS)
     kept = frame[frame["item"] != item].to_dict("records")
     position = {name: i for i, name in enumerate(order)}
