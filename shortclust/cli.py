@@ -54,7 +54,8 @@ def _options(
     sweep), the papers' tables (reproduce)."""
 
 
-data_app = typer.Typer(help="List and inspect the registered datasets.", no_args_is_help=True)
+data_app = typer.Typer(help="List, inspect and download the registered datasets.",
+                       no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
 INTERRUPTED = 130
@@ -421,10 +422,12 @@ def reproduce(
 def data_list(
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),
 ) -> None:
-    """List every registered dataset and whether its file is in the data directory."""
+    """List every registered dataset, whether its file is in the data directory, and its
+    upstream source."""
     with _user_errors():
         from rich.console import Console
 
+        from shortclust.apps.datasets import datasets_table, sources_table
         from shortclust.data.registry import data_dir_origin, list_datasets, resolve_data_dir
 
         directory = resolve_data_dir(data_dir)
@@ -433,7 +436,50 @@ def data_list(
         if origin == "the user cache":
             origin += "; set $SHORTCLUST_DATA or --data-dir to use another"
         console.print(f"data directory: {directory} (from {origin})", markup=False)
-        console.print(_datasets_table(list_datasets(data_dir), directory))
+        entries = list_datasets(data_dir)
+        console.print(datasets_table(entries, directory))
+        console.print(sources_table(entries))
+
+
+@data_app.command("download")
+def data_download(
+    name: str = typer.Argument(..., help="Registered dataset name, or `all`."),
+    data_dir: DataDirOption = None,
+    mirror: Optional[str] = typer.Option(
+        None, "--mirror", metavar="URL",
+        help="Base URL replacing raw.githubusercontent.com and github.com (a copy of the "
+        "upstream files in the same layout)."),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.01,
+                                  help="Seconds a connection or a read may stall."),
+    force: bool = typer.Option(False, "--force", help="Replace a present file whose content "
+                               "is not the registered one."),
+    if_missing: bool = typer.Option(False, "--if-missing", help="Do nothing for a file that "
+                                    "is present (without checking it)."),
+) -> None:
+    """Fetch datasets from their upstream repositories at the pinned commits, convert them to
+    JSON Lines, check their SHA-256 and write them to the data directory."""
+    with _user_errors():
+        from shortclust.data.download import Fetcher, download, download_targets
+
+        targets = download_targets(name)
+        fetcher = Fetcher(timeout=timeout, mirror=mirror)
+        failed = []
+        for target in targets:
+            try:
+                result = download(target, data_dir, fetcher, force=force,
+                                  if_missing=if_missing,
+                                  log=lambda line: typer.echo(line, err=True))
+            except ShortclustError as exc:
+                if len(targets) == 1:
+                    raise
+                _echo_error(exc)
+                failed.append(target)
+            else:
+                typer.echo(result.line())
+        if failed:
+            typer.echo(f"{len(targets) - len(failed)} of {len(targets)} datasets written or "
+                       f"present; failed: {', '.join(failed)}", err=True)
+            raise typer.Exit(USER_ERROR)
 
 
 @data_app.command("info")
@@ -445,45 +491,17 @@ def data_info(
     """Show what the registry knows about one dataset, and where its file is; or what a
     corpus file holds."""
     with _user_errors():
-        from dataclasses import asdict
-
+        from shortclust.apps.datasets import dataset_fields, file_fields
         from shortclust.data.registry import find_dataset_file, get_info, resolve_data_dir
 
         if Path(name).is_file():
-            _file_info(Path(name))
-            return
-        info = get_info(name)
-        directory = resolve_data_dir(data_dir)
-        path = find_dataset_file(info, directory)
-        fields = asdict(info) | {
-            "present": _yes_no(path is not None),
-            "path": str(path) if path else f"(not in {directory})",
-        }
+            fields = file_fields(Path(name))
+        else:
+            info = get_info(name)
+            directory = resolve_data_dir(data_dir)
+            fields = dataset_fields(info, find_dataset_file(info, directory), directory)
         for key, value in fields.items():
-            typer.echo(f"{key:<18} {_yes_no(value) if isinstance(value, bool) else value}")
-
-
-def _file_info(path: Path) -> None:
-    """What a corpus file holds: documents, labels, times, ids, checksum."""
-    from shortclust.data.io import file_sha256, read_documents
-    from shortclust.data.preprocess import guess_pipeline
-
-    documents = read_documents(path)
-    labels = documents.labels
-    guess = guess_pipeline(documents.texts)
-    fields = {
-        "path": str(path.resolve()),
-        "docs": len(documents.texts),
-        "empty texts": sum(not text.strip() for text in documents.texts),
-        "labels": "no" if labels is None else f"{len(set(labels))} classes",
-        "times": _yes_no(documents.times is not None),
-        "ids": _yes_no(documents.ids is not None),
-        "sha256": file_sha256(path),
-        "preprocess": f"auto: {guess} ("
-                      f"{'raw text' if guess == 'basic' else 'looks tokenised already'})",
-    }
-    for key, value in fields.items():
-        typer.echo(f"{key:<18} {value}")
+            typer.echo(f"{key:<18} {value}")
 
 
 @app.command()
@@ -502,49 +520,16 @@ def models(
         from rich.console import Console
         from rich.table import Table
 
+        from shortclust.apps.datasets import yes_no
         from shortclust.models import model_table
 
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         for header in ("name", "source", "input", "incremental", "predict", "finds K itself"):
             table.add_column(header)
         for row in model_table():
-            table.add_row(row["name"], row["source"], row["input"], _yes_no(row["incremental"]),
-                          _yes_no(row["predict"]), row["finds_k"])
+            table.add_row(row["name"], row["source"], row["input"], yes_no(row["incremental"]),
+                          yes_no(row["predict"]), row["finds_k"])
         Console(width=120).print(table)
-
-
-def _datasets_table(entries, directory: Path):
-    """A rich table of (DatasetInfo, path or None) pairs, paths relative to ``directory``."""
-    from rich import box
-    from rich.table import Table
-
-    table = Table(
-        box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True,
-        caption="paths are relative to the data directory",
-    )
-    table.add_column("name", no_wrap=True)
-    for header in ("docs", "labels", "preprocessed", "present"):
-        table.add_column(header, justify="right" if header in ("docs", "labels") else "left")
-    table.add_column("path", overflow="fold")
-    for info, path in entries:
-        table.add_row(
-            info.name, str(info.n_docs), str(info.n_labels), _yes_no(info.preprocessed),
-            _yes_no(path is not None), _relative_to(path, directory),
-        )
-    return table
-
-
-def _yes_no(flag: bool) -> str:
-    return "yes" if flag else "no"
-
-
-def _relative_to(path: Path | None, directory: Path) -> str:
-    if path is None:
-        return "-"
-    try:
-        return str(path.relative_to(directory))
-    except ValueError:
-        return str(path)
 
 
 def main() -> None:

@@ -269,7 +269,10 @@ def test_data_list_marks_present_files(tmp_path):
     write_corpus(tmp_path / "Tweet.jsonl")
     result = CliRunner().invoke(app, ["data", "list", "--data-dir", str(tmp_path)],
                                 env={"COLUMNS": "200"})
-    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.strip()}
+    rows = {}
+    for line in result.stdout.splitlines():  # the first table; the second shows sources
+        if line.strip():
+            rows.setdefault(line.split()[0], line.split())
     tweet_row, other_row = rows["Tweet"], rows["StackOverflow"]
     assert tweet_row[-2:] == ["yes", "Tweet.jsonl"]
     assert other_row[-2:] == ["no", "-"]

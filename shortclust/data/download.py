@@ -46,7 +46,7 @@ from shortclust.errors import DataError
 
 __all__ = ["RAW_HOST", "ARCHIVE_HOST", "DEFAULT_TIMEOUT", "Fetcher", "DownloadResult",
            "download", "download_targets", "file_url", "archive_url", "upstream_bytes",
-           "build_file"]
+           "build_file", "describe_fetch"]
 
 RAW_HOST = "https://raw.githubusercontent.com/"
 ARCHIVE_HOST = "https://github.com/"
@@ -139,7 +139,8 @@ class Fetcher:
             if isinstance(exc.reason, (TimeoutError, socket.timeout)):
                 raise self._timed_out(url) from None
             raise DataError(f"{url}: cannot connect ({exc.reason}): check the network or "
-                            "--mirror; nothing written") from None
+                            "--mirror, or copy the dataset file into the data directory "
+                            "yourself; nothing written") from None
         except (HTTPException, OSError) as exc:
             raise DataError(f"{url}: transfer failed ({type(exc).__name__}: {exc}): try "
                             "again; nothing written") from None
@@ -187,6 +188,19 @@ def upstream_bytes(upstream: Upstream, fetcher: Fetcher) -> dict[str, bytes]:
         return _archive_members(upstream, fetcher)
     return {path: fetcher.get(file_url(upstream, path, fetcher.mirror))
             for path in upstream.paths}
+
+
+def describe_fetch(upstream: Upstream) -> str:
+    """What a download of ``upstream`` fetches, for ``data list`` and the progress line.
+
+    >>> from shortclust.data.upstream import upstream_for
+    >>> describe_fetch(upstream_for("SearchSnippets")), describe_fetch(upstream_for("20NG-mini"))
+    ('2 files', 'the repository archive')
+    """
+    if upstream.kind == "archive":
+        return "the repository archive"
+    count = len(upstream.paths)
+    return f"{count} file{'s' if count != 1 else ''}"
 
 
 def _gzip(content: bytes) -> bytes:
@@ -307,6 +321,7 @@ def download(
     *,
     force: bool = False,
     if_missing: bool = False,
+    log: Callable[[str], None] | None = None,
 ) -> DownloadResult:
     """Download one registered dataset file into the data directory.
 
@@ -325,6 +340,8 @@ def download(
     if_missing : bool
         Return at once, without reading it, if the file (or its (de)compressed twin) is
         present.
+    log : callable, optional
+        Receives one line before the fetch (what is fetched from where).
 
     Returns
     -------
@@ -354,6 +371,8 @@ def download(
         if not force:
             raise DataError(f"{info.name}: {present} is present but its content is not the "
                             "registered one: move it away or pass --force to replace it")
+    if log is not None:
+        log(f"{info.name}: fetching {describe_fetch(upstream)} from {upstream.source}")
     payload, n_docs = build_file(info, upstream, fetcher)
     target = directory / info.filename
     try:
