@@ -443,13 +443,14 @@ def data_list(
 
 @data_app.command("download")
 def data_download(
-    name: str = typer.Argument(..., help="Registered dataset name, or `all`."),
+    name: str = typer.Argument(..., metavar="NAME|all",
+                               help="Registered dataset name, or `all`."),
     data_dir: DataDirOption = None,
     mirror: Optional[str] = typer.Option(
         None, "--mirror", metavar="URL",
         help="Base URL replacing raw.githubusercontent.com and github.com (a copy of the "
         "upstream files in the same layout)."),
-    timeout: float = typer.Option(60.0, "--timeout", min=0.01,
+    timeout: float = typer.Option(60.0, "--timeout", min=0.01, metavar="SECONDS",
                                   help="Seconds a connection or a read may stall."),
     force: bool = typer.Option(False, "--force", help="Replace a present file whose content "
                                "is not the registered one."),
