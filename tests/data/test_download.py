@@ -302,3 +302,22 @@ def test_cli_data_list_shows_upstream_source_and_kind(tmp_path):
     flat = " ".join(result.output.split())
     assert f"jackyin12/GSDMM @ {TWEET.commit[:12]}" in flat
     assert "archive" in flat and "files" in flat and "20NG-bydate" in flat
+
+
+def test_cli_download_of_tweet_reaches_the_registered_checksum(mirror, data_dir, tmp_path):
+    """With the real registered checksum (nothing patched): the mirror serves a Tweet file in
+    GSDMM's upstream format, rebuilt from the shared copy, and the download must write a
+    file with the registered SHA-256."""
+    import json
+
+    shared = (data_dir / "Tweet.jsonl").read_bytes()
+    rows = [json.loads(line) for line in shared.decode().splitlines()]
+    mirror.files[TWEET_URL_PATH] = "".join(
+        json.dumps({"text": row["text"], "cluster": int(row["label"])}) + "\n"
+        for row in rows).encode()
+    result = invoke("data", "download", "Tweet", "--data-dir", tmp_path / "D",
+                    "--mirror", mirror.url)
+    assert result.exit_code == 0, result.output
+    written = (tmp_path / "D" / "Tweet.jsonl").read_bytes()
+    assert hashlib.sha256(written).hexdigest() == TWEET.sha256 in result.output
+    assert written == shared
