@@ -12,6 +12,8 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.hac._sparse_sd import sd_pairs
+from shortclust.models.hac._sparse_ward import pair_weights, sparse_ward
 from shortclust.models.hac._sparsify import knn_sparsify, sd_sparsify
 from shortclust.models.common.tfidf import (  # noqa: F401 (re-exported)
     _holds_counts,
@@ -52,10 +54,19 @@ class HACSimilarity(ClusteringModel):
     k : int or None, default=None
         Neighbours per text for ``sparsify="knn"`` (ignored otherwise). None: ``l = n // K -
         1`` (at least 1), the number of other texts in a cluster of average size; see Notes.
+    graph : {"dense", "sparse"}, default="dense"
+        ``"dense"``: the distances of all ``n (n - 1) / 2`` pairs go to scipy's Ward (the
+        exact reference). ``"sparse"`` (``sparsify="sd"`` only): Algorithm 2 is run from
+        the vectors without building S, and Ward runs on the kept pairs alone
+        (``_sparse_ward``), in memory O(n + N) for the N kept pairs instead of O(n^2). The
+        same merges as the dense path, up to the order of exactly tied pairs; ``merges_``
+        then stops at ``n_clusters`` clusters (``n - n_clusters`` rows). See Notes.
     max_docs : int, default=30000
-        Largest corpus accepted. The ``n (n - 1) / 2`` distances are held twice while
-        merging (``8 n (n - 1)`` bytes: 3.2 GB for 20,000 documents, 7.2 GB for 30,000); a
-        larger corpus is refused before anything is allocated.
+        Largest corpus the dense graph accepts. The ``n (n - 1) / 2`` distances are held
+        twice while merging (``8 n (n - 1)`` bytes: 3.2 GB for 20,000 documents, 7.2 GB
+        for 30,000); a larger corpus is refused before anything is allocated. The sparse
+        graph has no such limit: it holds about 40 bytes per kept pair (N = n (n/K - 1) / 2,
+        e.g. 1.4e7 pairs for 200,000 texts and K = 1,473).
     random_state : ignored
         Accepted for the experiment runner's seeds; HAC draws no random numbers.
 
@@ -104,6 +115,17 @@ class HACSimilarity(ClusteringModel):
     vector a block of rows at a time. The sparsified paths build S once, as float32 (1.6 GB
     for 20,000 documents), sparsify it block by block and free it before merging.
 
+    *The sparse graph.* Ward's Lance-Williams update is linear in squared distances, so
+    the Ward distance of two clusters is a function of their sizes, the weights
+    ``w = 1 - d^2`` of the kept pairs inside each and of those between them; a removed
+    pair (distance 1) adds nothing. ``_sparse_ward`` keeps only those sums and merges the
+    closest pair each time (its docstring derives it): the dense path's hierarchy without
+    its n^2 distances. Kept similarities must be >= 0 (always so for TF-IDF; a fit whose
+    kept pairs include a negative similarity is refused with a message to use the dense
+    graph). The pairs themselves come from two passes over blocks of ``V V^T`` rounded to
+    float32, the values the dense path stores (``_sparse_sd``); time stays O(n^2 d).
+    On SearchSnippets-test and StackOverflow (GloVe) both graphs give the same labels.
+
     *k for HAC_kNN.* The paper does not state k. The default, ``n // K - 1``, is the ``l``
     of Algorithm 2 (the neighbours a text has in a cluster of average size), which the
     authors' code also uses for its k-NN variant; it gives HAC_kNN and HAC_SD comparable
@@ -132,19 +154,31 @@ class HACSimilarity(ClusteringModel):
         "n_clusters": Integer(1),
         "max_docs": Integer(1),
         "sparsify": Options("none", "knn", "sd"),
+        "graph": Options("dense", "sparse"),
         "k": NoneOr(Integer(1)),
         "random_state": Seed(),
     }
     capabilities = Capabilities(input="both", predict=False, predict_proba=False,
                                 top_words=True, seeded=False)
+    # Added after the IC reproduction's runs were archived; "dense" is what ran before.
+    _parameters_added_later = {"graph": "dense"}
 
-    def __init__(self, *, n_clusters=8, sparsify="none", k=None, max_docs=30000,
-                 random_state=None):
+    def __init__(self, *, n_clusters=8, sparsify="none", k=None, graph="dense",
+                 max_docs=30000, random_state=None):
         self.n_clusters = n_clusters
         self.sparsify = sparsify
         self.k = k
+        self.graph = graph
         self.max_docs = max_docs
         self.random_state = random_state
+
+    def _validate_joint_params(self):
+        """The sparse graph is built for Algorithm 2 only."""
+        if self.graph == "sparse" and self.sparsify != "sd":
+            raise ParameterError(
+                f"graph='sparse' needs sparsify='sd', got sparsify={self.sparsify!r}: "
+                "use graph='dense'"
+            )
 
     def fit(self, X, y=None, callback=None):
         """Cluster the documents of X.
@@ -174,11 +208,14 @@ class HACSimilarity(ClusteringModel):
         self._validate_params()
         vectors, self.vocabulary_ = unit_vectors(X)
         n_docs = vectors.shape[0]
-        self._check_size(n_docs)
+        if self.graph == "dense":
+            self._check_size(n_docs)
         require_enough_documents(vectors, self.n_clusters)
         self.k_ = self._neighbours(n_docs) if self.sparsify == "knn" else None
         if n_docs == 1:
             self.merges_, self.n_retained_ = np.zeros((0, 4)), 0
+        elif self.graph == "sparse":
+            self.merges_, self.n_retained_ = self._sparse_merges(vectors)
         else:
             distances, self.n_retained_ = self._distances(vectors)
             self.merges_ = linkage(distances, method="ward")
@@ -219,6 +256,17 @@ class HACSimilarity(ClusteringModel):
         kept = self._sparsified(vectors)
         return condensed_from_sparse(kept), (kept.nnz - n_docs) // 2
 
+    def _sparse_merges(self, vectors):
+        """Ward merges down to ``n_clusters`` from Algorithm 2's kept pairs alone."""
+        rows, cols, similarities = sd_pairs(vectors, self.n_clusters)
+        weights = pair_weights(similarities)
+        del similarities
+        try:
+            merges = sparse_ward(vectors.shape[0], rows, cols, weights, self.n_clusters)
+        except ValueError as error:
+            raise ParameterError(f"graph='sparse': {error}") from None
+        return merges, rows.size
+
     def _sparsified(self, vectors):
         """S (float32, freed on return) sparsified by k-NN or Algorithm 2."""
         similarities = similarity_matrix(vectors)
@@ -243,10 +291,10 @@ class HACWard(HACSimilarity):
     :class:`HACSimilarity` with ``sparsify="none"`` by default; registered as ``hac_ward``.
     """
 
-    def __init__(self, *, n_clusters=8, sparsify="none", k=None, max_docs=30000,
-                 random_state=None):
-        super().__init__(n_clusters=n_clusters, sparsify=sparsify, k=k, max_docs=max_docs,
-                         random_state=random_state)
+    def __init__(self, *, n_clusters=8, sparsify="none", k=None, graph="dense",
+                 max_docs=30000, random_state=None):
+        super().__init__(n_clusters=n_clusters, sparsify=sparsify, k=k, graph=graph,
+                         max_docs=max_docs, random_state=random_state)
 
 
 class HACkNN(HACSimilarity):
@@ -255,10 +303,10 @@ class HACkNN(HACSimilarity):
     :class:`HACSimilarity` with ``sparsify="knn"`` by default; registered as ``hac_knn``.
     """
 
-    def __init__(self, *, n_clusters=8, sparsify="knn", k=None, max_docs=30000,
-                 random_state=None):
-        super().__init__(n_clusters=n_clusters, sparsify=sparsify, k=k, max_docs=max_docs,
-                         random_state=random_state)
+    def __init__(self, *, n_clusters=8, sparsify="knn", k=None, graph="dense",
+                 max_docs=30000, random_state=None):
+        super().__init__(n_clusters=n_clusters, sparsify=sparsify, k=k, graph=graph,
+                         max_docs=max_docs, random_state=random_state)
 
 
 class HACSD(HACSimilarity):
@@ -267,10 +315,10 @@ class HACSD(HACSimilarity):
     :class:`HACSimilarity` with ``sparsify="sd"`` by default; registered as ``hac_sd``.
     """
 
-    def __init__(self, *, n_clusters=8, sparsify="sd", k=None, max_docs=30000,
-                 random_state=None):
-        super().__init__(n_clusters=n_clusters, sparsify=sparsify, k=k, max_docs=max_docs,
-                         random_state=random_state)
+    def __init__(self, *, n_clusters=8, sparsify="sd", k=None, graph="dense",
+                 max_docs=30000, random_state=None):
+        super().__init__(n_clusters=n_clusters, sparsify=sparsify, k=k, graph=graph,
+                         max_docs=max_docs, random_state=random_state)
 
 
 # --- similarities and distances ---------------------------------------------------------------

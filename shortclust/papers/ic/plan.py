@@ -14,6 +14,7 @@ from shortclust.papers.ic.runs import (
     present_datasets, run_dataset, run_figure_grid, run_method, totals, records_of,
 )
 from shortclust.papers.ic.notes import describe_representation
+from shortclust.papers.ic.sparse_vs_dense import sparse_vs_dense
 from shortclust.papers.ic.settings import CONFIGS, METHOD_CONFIGS, REPRESENTATIONS
 from shortclust.papers.ic.timing import timed_items
 
@@ -88,4 +89,5 @@ ITEMS = timed_items({
     "figure1": figure1,
     "figure2": figure2,
     "ablation": ablation,
+    "sparse_vs_dense": sparse_vs_dense,
 })

@@ -59,7 +59,7 @@ def test_clone_and_get_params_round_trip(model_class):
     model = model_class(n_clusters=5, k=3, random_state=2)
     copy = clone(model)
     assert copy is not model and copy.get_params() == model.get_params()
-    assert set(model.get_params()) == {"n_clusters", "sparsify", "k", "max_docs",
+    assert set(model.get_params()) == {"n_clusters", "sparsify", "k", "graph", "max_docs",
                                        "random_state"}
     assert model_class().set_params(**model.get_params()).get_params() == model.get_params()
 

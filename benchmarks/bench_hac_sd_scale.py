@@ -1,0 +1,129 @@
+"""HAC_SD (and HAC_SD_IC) on n texts, from 10,000 to the largest that fits: time and peak memory.
+
+The corpus is the concatenation of every shared dataset file (``$SHORTCLUST_DATA``: the
+``.jsonl`` files in name order, then 20NG-bydate and CrisisLexT26; 208,060 texts, some of
+them in several files), cut to its first ``--docs`` texts, each label prefixed with its
+file's name; K is the number of distinct prefixed labels among them (the IC paper's K is
+the true number of classes). Texts are preprocessed with the ``basic`` pipeline and
+represented by averaged GloVe 6B 50-d word vectors (``representation: glove``, as the IC
+reproduction's initial clusterings).
+
+HAC_SD runs the sparse path (``HACSimilarity(sparsify="sd", graph="sparse")``): Algorithm 2
+from the vectors in two blocked passes, then Ward on the kept pairs only. With ``--dense``
+the dense reference path runs instead (it needs ~8.5 n^2 bytes; refused past max_docs).
+With ``--ic-iters I`` iterative classification then runs I iterations (``tol=None``) on the
+TF-IDF of the counts, started from the HAC_SD labels: HAC_SD_IC.
+
+One thread per library (``_setup``). Each phase is timed (wall and CPU seconds; the load
+average is printed, the machine being shared); ``peak_rss_mib`` is the process's peak
+resident memory (``ru_maxrss``), data loading included. A fit on 300 texts compiles the
+kernels first (untimed). The last line on standard output is one JSON object.
+"""
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import _setup  # noqa: E402  (beside this file: the thread set-up every benchmark shares)
+
+_setup.one_thread()
+
+LAST_FILES = ("20NG-bydate.jsonl.gz", "CrisisLexT26.jsonl.gz")
+
+
+def peak_rss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def concatenation(data_dir, n_docs, path):
+    """Write the first ``n_docs`` texts of the concatenated files to ``path``; their count."""
+    files = sorted(p for p in Path(data_dir).glob("*.jsonl"))
+    files += [Path(data_dir) / name for name in LAST_FILES]
+    written = 0
+    with open(path, "w", encoding="utf-8") as out:
+        for file in files:
+            opener = gzip.open if file.suffix == ".gz" else open
+            with opener(file, "rt", encoding="utf-8") as lines:
+                for line in lines:
+                    if written == n_docs:
+                        return written
+                    record = json.loads(line)
+                    out.write(json.dumps({"text": record["text"],
+                                          "label": f"{file.name.split('.')[0]}/"
+                                                   f"{record['label']}"}) + "\n")
+                    written += 1
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=200000)
+    parser.add_argument("--dense", action="store_true", help="the dense reference path")
+    parser.add_argument("--ic-iters", type=int, default=0, help="IC iterations after HAC_SD")
+    parser.add_argument("--data-dir", default=os.environ.get("SHORTCLUST_DATA"))
+    args = parser.parse_args(argv)
+
+    import numpy as np
+
+    from shortclust.data import load_corpus
+    from shortclust.evaluation.metrics import evaluate
+    from shortclust.models.hac.hac_similarity import HACSimilarity
+    from shortclust.models.ic.iterative_classification import IterativeClassification
+    from shortclust.representations import RepresentationSpec, build_representation
+
+    graph = "dense" if args.dense else "sparse"
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "concatenation.jsonl"
+        n_docs = concatenation(args.data_dir, args.docs, path)
+        corpus = load_corpus(str(path), preprocess="basic", cache=False)
+    vectors = build_representation(corpus, RepresentationSpec(name="glove", cache=False))
+    k = len(set(corpus.labels.tolist()))
+    load_seconds = time.perf_counter() - started
+    HACSimilarity(n_clusters=5, sparsify="sd", graph=graph).fit(vectors[:300])
+    before = peak_rss_mib()
+    print(f"{n_docs} texts, K={k}, loaded in {load_seconds:.0f} s; HAC_SD ({graph})...",
+          file=sys.stderr, flush=True)
+    model = HACSimilarity(n_clusters=k, sparsify="sd", graph=graph)
+    wall, cpu = time.perf_counter(), time.process_time()
+    model.fit(vectors)
+    result = {
+        "docs": n_docs, "k": k, "graph": graph, "representation": "glove (6B 50-d, averaged)",
+        "hac_sd_seconds": round(time.perf_counter() - wall, 1),
+        "hac_sd_cpu_seconds": round(time.process_time() - cpu, 1),
+        "phases_seconds": getattr(model, "phase_seconds_", None),
+        "n_retained_pairs": int(model.n_retained_),
+        "hac_sd_peak_rss_mib": round(peak_rss_mib()),
+        "peak_rss_before_fit_mib": round(before), "load_seconds": round(load_seconds, 1),
+        "loadavg_after_hac_sd": os.getloadavg()[0],
+    }
+    result.update({f"hac_sd_{name}": round(value, 4) for name, value in
+                   evaluate(corpus.labels, model.labels_, ["acc", "nmi"]).items()})
+    if args.ic_iters:
+        print(f"HAC_SD done in {result['hac_sd_seconds']} s; IC, {args.ic_iters} iterations",
+              file=sys.stderr, flush=True)
+        ic = IterativeClassification(n_clusters=k, max_iter=args.ic_iters, tol=None,
+                                     random_state=0)
+        wall, cpu = time.perf_counter(), time.process_time()
+        ic.fit(corpus.counts, init_labels=model.labels_)
+        result.update({
+            "ic_iters": args.ic_iters, "ic_seconds": round(time.perf_counter() - wall, 1),
+            "ic_cpu_seconds": round(time.process_time() - cpu, 1),
+        })
+        result.update({f"hac_sd_ic_{name}": round(value, 4) for name, value in
+                       evaluate(corpus.labels, ic.labels_, ["acc", "nmi"]).items()})
+    result["peak_rss_mib"] = round(peak_rss_mib())
+    result["loadavg_end"] = os.getloadavg()[0]
+    result["versions"] = {"python": platform.python_version(), "numpy": np.__version__}
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""The sparse HAC_SD path against the dense reference: same pairs, same merges, same labels."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.cluster.hierarchy import linkage
+
+from shortclust.models.hac._sparse_sd import sd_pairs
+from shortclust.models.hac._sparse_ward import pair_weights, sparse_ward
+from shortclust.models.hac._sparsify import sd_sparsify
+from shortclust.models.hac.hac import _cut
+from shortclust.models.hac.hac_similarity import (HACSimilarity, condensed_from_sparse,
+                                              similarity_matrix)
+
+
+def _unit_rows(rng, n, d, sparse=False):
+    """Non-negative unit rows (similarities >= 0), as TF-IDF or a shifted embedding."""
+    X = rng.random((n, d)) ** 3
+    if sparse:
+        X[X < 0.3] = 0.0
+        X[np.arange(n), rng.integers(0, d, n)] = 1.0  # no empty row
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return sp.csr_matrix(X) if sparse else X
+
+
+def _dense_pairs(vectors, k):
+    upper = sp.triu(sd_sparsify(similarity_matrix(vectors), k), 1, format="coo")
+    order = np.lexsort((upper.col, upper.row))
+    return upper.row[order], upper.col[order], upper.data[order]
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("n, k", [(60, 3), (97, 7), (150, 2)])
+def test_sd_pairs_are_the_dense_sparsification(n, k, sparse):
+    vectors = _unit_rows(np.random.default_rng(n + k), n, 12, sparse)
+    rows, cols, values = sd_pairs(vectors, k)
+    expected = _dense_pairs(vectors, k)
+    np.testing.assert_array_equal(rows, expected[0])
+    np.testing.assert_array_equal(cols, expected[1])
+    np.testing.assert_allclose(values, expected[2], rtol=1e-6)
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [2, 5, 9])
+def test_sparse_ward_is_scipy_ward_on_the_sparsified_distances(seed, k):
+    rng = np.random.default_rng(seed)
+    n = 80
+    vectors = _unit_rows(rng, n, 10)
+    kept = sd_sparsify(similarity_matrix(vectors), k)
+    reference = linkage(condensed_from_sparse(kept), method="ward")
+    upper = sp.triu(kept, 1, format="coo")
+    merges = sparse_ward(n, upper.row, upper.col, pair_weights(upper.data), 1)
+    np.testing.assert_allclose(merges[:, 2], reference[:, 2], rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(merges[:, 3], reference[:, 3])
+    for clusters in (k, 2 * k, n // 2):
+        np.testing.assert_array_equal(_cut(merges, n, clusters),
+                                      _cut(reference, n, clusters))
+
+
+@pytest.mark.kernels
+def test_sparse_ward_with_isolated_points_and_no_pairs():
+    # Points 3..5 keep no pair: Ward on the dense matrix merges them at distance 1.
+    rows, cols = np.array([0, 0, 1]), np.array([1, 2, 2])
+    weights = pair_weights(np.array([0.9, 0.8, 0.7]))
+    merges = sparse_ward(6, rows, cols, weights, 1)
+    condensed = np.ones(15)
+    for i, j, w in zip(rows, cols, weights):
+        condensed[6 * i - i * (i + 1) // 2 + (j - i - 1)] = np.sqrt(1 - w)
+    reference = linkage(condensed, method="ward")
+    np.testing.assert_allclose(np.sort(merges[:, 2]), np.sort(reference[:, 2]), rtol=1e-12)
+    assert sparse_ward(4, np.zeros(0), np.zeros(0), np.zeros(0), 1)[:, 2].tolist() == [1.0] * 3
+
+
+def test_sparse_ward_refuses_negative_weights():
+    with pytest.raises(ValueError, match=">= 0"):
+        sparse_ward(3, np.array([0]), np.array([1]), pair_weights(np.array([-0.5])), 1)
+
+
+@pytest.mark.parametrize("sparsify", ["sd"])
+def test_estimator_sparse_graph_gives_the_dense_labels(sparsify):
+    vectors = _unit_rows(np.random.default_rng(7), 300, 16)
+    dense = HACSimilarity(n_clusters=6, sparsify=sparsify).fit(vectors)
+    sparse = HACSimilarity(n_clusters=6, sparsify=sparsify, graph="sparse").fit(vectors)
+    np.testing.assert_array_equal(sparse.labels_, dense.labels_)
+    assert sparse.n_retained_ == dense.n_retained_
+    assert sparse.merges_.shape == (300 - 6, 4)
