@@ -11,6 +11,7 @@ Usage::
     python benchmarks/bench_hac_sd.py                     # StackOverflow, K = 20
     python benchmarks/bench_hac_sd.py --phases            # also time each step separately
     python benchmarks/bench_hac_sd.py --dataset Tweet --k 89 --sparsify knn
+    python benchmarks/bench_hac_sd.py --graph sparse      # HAC_SD without the n x n matrix
 
 Imports and a fit on 200 documents come first (untimed). ``fit_seconds`` is one timed
 ``fit`` of the estimator on the corpus (TF-IDF weighting included); ``peak_rss_mib`` is
@@ -82,6 +83,9 @@ def main(argv=None):
     parser.add_argument("--k", type=int, default=20, help="number of clusters K")
     parser.add_argument("--sparsify", default="sd", choices=["none", "knn", "sd"])
     parser.add_argument("--neighbours", type=int, default=None, help="k for --sparsify knn")
+    parser.add_argument("--graph", default="dense", choices=["dense", "sparse"],
+                        help="sparse: Algorithm 2 from the vectors and Ward on the kept "
+                             "pairs (sd only); no --phases")
     parser.add_argument("--phases", action="store_true")
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args(argv)
@@ -96,7 +100,8 @@ def main(argv=None):
     started = time.perf_counter()
     corpus = load_corpus(args.dataset, data_dir=args.data_dir)
     load_seconds = time.perf_counter() - started
-    params = {"n_clusters": args.k, "sparsify": args.sparsify, "k": args.neighbours}
+    params = {"n_clusters": args.k, "sparsify": args.sparsify, "k": args.neighbours,
+              "graph": args.graph}
     HACSimilarity(**{**params, "n_clusters": min(args.k, 200)}).fit(corpus.counts[:200])
     before = peak_rss_mib()
     print(f"{args.dataset}: {corpus.n_docs} documents, fitting HAC ({args.sparsify}) "
@@ -114,7 +119,7 @@ def main(argv=None):
     if corpus.labels is not None:
         scores = evaluate(corpus.labels, model.labels_, ["nmi", "acc"])
         result.update({name: round(value, 4) for name, value in scores.items()})
-    if args.phases:
+    if args.phases and args.graph == "dense":
         result["phases_seconds"] = time_phases(corpus.counts, args.k, args.sparsify,
                                                args.neighbours)
         result["peak_rss_mib"] = round(peak_rss_mib())

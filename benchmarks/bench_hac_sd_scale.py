@@ -98,7 +98,6 @@ def main(argv=None):
         "docs": n_docs, "k": k, "graph": graph, "representation": "glove (6B 50-d, averaged)",
         "hac_sd_seconds": round(time.perf_counter() - wall, 1),
         "hac_sd_cpu_seconds": round(time.process_time() - cpu, 1),
-        "phases_seconds": getattr(model, "phase_seconds_", None),
         "n_retained_pairs": int(model.n_retained_),
         "hac_sd_peak_rss_mib": round(peak_rss_mib()),
         "peak_rss_before_fit_mib": round(before), "load_seconds": round(load_seconds, 1),

@@ -162,10 +162,16 @@ class GibbsState:
     def n_topics(self):
         return self.n_k.shape[0]
 
-    def sweep(self, alpha, beta, rng):
-        """One Gibbs sweep over every token (draws made slice by slice); tokens moved."""
+    def sweep(self, alpha, beta, rng, threads=1):
+        """One Gibbs sweep over every token (draws made slice by slice); tokens moved.
+
+        ``threads > 1``: an AD-LDA sweep over that many blocks of documents
+        (:mod:`~shortclust.models.lda._parallel`), the same uniforms drawn at once.
+        """
         tokens, z = self.tokens, self.z
         v_beta = self.n_wk.shape[0] * beta
+        if threads > 1:
+            return self._parallel_sweep(alpha, beta, v_beta, rng, threads)
         n_moved = 0
         for first, last in tokens.ranges(1):
             uniforms = rng.random(int(tokens.ptr[last] - tokens.ptr[first]))
@@ -173,6 +179,22 @@ class GibbsState:
                                            self.n_dk, self.n_wk, self.n_k, alpha, beta,
                                            v_beta, uniforms, *self.scratch)
         return int(n_moved)
+
+    def _parallel_sweep(self, alpha, beta, v_beta, rng, threads):
+        from shortclust.models.lda import _parallel
+
+        tokens = self.tokens
+        bounds = _parallel.block_bounds(tokens.ptr, threads)
+        n_words, n_topics = self.n_wk.shape
+        if getattr(self, "_blocks", None) is None or self._blocks[0].shape[0] != threads:
+            self._blocks = (np.empty((threads, n_words, n_topics), dtype=self.n_wk.dtype),
+                            np.empty((threads, n_topics), dtype=self.n_k.dtype),
+                            np.empty((threads, n_topics)), np.empty((threads, n_topics)))
+        uniforms = rng.random(int(tokens.ptr[-1]))
+        with _parallel.thread_limit(threads):
+            return int(_parallel.ad_lda_sweep(tokens.ptr, tokens.words, bounds, self.z,
+                                              self.n_dk, self.n_wk, self.n_k, alpha, beta,
+                                              v_beta, uniforms, *self._blocks))
 
     def estimate(self):
         """``(phi_w, phi_total)``: the topic-word counts (word-major) phi is estimated from."""

@@ -1,0 +1,82 @@
+"""Approximate distributed LDA (AD-LDA): one Gibbs sweep over blocks of documents in threads.
+
+Newman, Asuncion, Smyth and Welling, "Distributed algorithms for topic models", JMLR 10
+(2009), section 2.1. The documents are cut into B contiguous blocks of about equal tokens.
+Each block is swept by the exact sequential kernel (:func:`~shortclust.models.lda._kernels.gibbs_sweep`,
+Eq. 5 of Griffiths & Steyvers) against its own copy of the topic-word counts ``n_wk`` and
+topic totals ``n_k`` taken at the start of the sweep (a block's document-topic rows are
+its own); after the sweep the copies' changes are added to the shared counts
+(``n_wk += sum_b (n_wk_b - n_wk)``). Within a sweep a block does not see the other blocks'
+moves: that is the approximation (the sampler is no longer the exact collapsed Gibbs
+chain); after every sweep the counts are again exactly those of the topics ``z``.
+
+The blocks run under numba's ``prange``; a block's result depends only on the counts at
+the start of the sweep and on its own uniforms (the sweep's draws are made as the
+sequential sweep makes them, token by token), so the labels depend on B and the seed,
+not on how many threads actually ran or in which order.
+"""
+
+import contextlib
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from shortclust.models.lda._kernels import gibbs_sweep
+
+
+@contextlib.contextmanager
+def thread_limit(threads):
+    """Run numba's parallel loops on at most ``threads`` threads (and at most the
+    ``NUMBA_NUM_THREADS`` it started with), the previous limit restored after."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+def block_bounds(token_ptr, n_blocks):
+    """Document offsets of ``n_blocks`` contiguous blocks of about equal tokens (int64)."""
+    targets = np.linspace(0, token_ptr[-1], n_blocks + 1)
+    bounds = np.searchsorted(token_ptr, targets, side="left").astype(np.int64)
+    bounds[0], bounds[-1] = 0, token_ptr.shape[0] - 1
+    return np.maximum.accumulate(bounds)
+
+
+@njit(cache=True, parallel=True)
+def ad_lda_sweep(token_ptr, words, bounds, z, n_dk, n_wk, n_k, alpha, beta, v_beta,
+                 uniforms, local_wk, local_k, weights, coef):
+    """One AD-LDA sweep over the blocks ``bounds[b]..bounds[b+1]-1``; tokens moved.
+
+    IN: ``token_ptr``, ``words``, ``bounds`` (B + 1 document offsets), ``alpha``, ``beta``,
+    ``v_beta``, ``uniforms`` (one per token of the corpus, in token order). IN/OUT: ``z``,
+    ``n_dk``, ``n_wk``, ``n_k``. Scratch: ``local_wk`` (B, V, K), ``local_k`` (B, K),
+    ``weights`` and ``coef`` (B, K).
+    """
+    n_blocks = bounds.shape[0] - 1
+    moved = np.zeros(n_blocks, dtype=np.int64)
+    for b in prange(n_blocks):
+        local_wk[b, :, :] = n_wk
+        local_k[b, :] = n_k
+        first, last = bounds[b], bounds[b + 1]
+        if first < last:
+            moved[b] = gibbs_sweep(token_ptr, words, first, last, z, n_dk, local_wk[b],
+                                   local_k[b], alpha, beta, v_beta,
+                                   uniforms[token_ptr[first]:], weights[b], coef[b])
+    n_words, n_topics = n_wk.shape
+    for w in prange(n_words):
+        for k in range(n_topics):
+            value = n_wk[w, k]
+            total = value
+            for b in range(n_blocks):
+                total += local_wk[b, w, k] - value
+            n_wk[w, k] = total
+    for k in range(n_topics):
+        value = n_k[k]
+        total = value
+        for b in range(n_blocks):
+            total += local_k[b, k] - value
+        n_k[k] = total
+    return moved.sum()
