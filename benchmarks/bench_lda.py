@@ -6,6 +6,12 @@ Usage::
     python benchmarks/bench_lda.py --iters 100 --repeats 5 --peers tomotopy
     python benchmarks/bench_lda.py --repeats 0 --nmi-seeds 0,1 --nmi-iters 1000
     python benchmarks/bench_lda.py --repeats 0 --stream-seeds 0,1 --nmi-iters 1000
+    NUMBA_NUM_THREADS=2 python benchmarks/bench_lda.py --threads 1,2 --peers tomotopy
+
+With ``--threads 1,2`` ours runs with ``threads=1`` (the exact sequential sweep) and
+``threads=2`` (AD-LDA over 2 blocks), and tomotopy with ``workers=1`` and ``workers=2``, in
+the same repeats (engines ``ours_t1``, ``ours_t2``, ``tomotopy_w1``, ``tomotopy_w2``); our
+threads need ``NUMBA_NUM_THREADS`` at least that high (the default set-up is one thread).
 
 Every engine samples the same tokens: by default ``20NG-news20``, the SDM 2007 paper's
 news-20 (all 18,846 posts of 20NG-bydate) through the registry's ``newsgroups`` pipeline
@@ -75,6 +81,8 @@ def parse_args(argv):
                         help="partial_fit calls over the rest of the stream")
     parser.add_argument("--partial-iter", type=int, default=10,
                         help="sweeps over each streamed document")
+    parser.add_argument("--threads", default="1",
+                        help="comma list: our threads and tomotopy's workers (e.g. 1,2)")
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args(argv)
     args.peers = [] if args.peers == "none" else args.peers.split(",")
@@ -94,9 +102,10 @@ def elapsed(since):
     return now[0] - since[0], now[1] - since[1]
 
 
-def time_ours(counts, args, seed):
+def time_ours(counts, args, seed, threads=1):
     """Wall seconds of the sweeps; CPU seconds of the whole fit (initialisation included)."""
-    model = LDA(n_clusters=args.k, beta=args.beta, max_iter=args.iters, random_state=seed)
+    model = LDA(n_clusters=args.k, beta=args.beta, max_iter=args.iters, threads=threads,
+                random_state=seed)
     started = clocks()
     model.fit(counts)
     return model.sample_seconds_, elapsed(started)[1]
@@ -116,10 +125,10 @@ def tomotopy_model(counts, vocabulary, args, seed):
     return model
 
 
-def time_tomotopy(counts, vocabulary, args, seed):
+def time_tomotopy(counts, vocabulary, args, seed, workers=1):
     model = tomotopy_model(counts, vocabulary, args, seed)
     started = clocks()
-    model.train(args.iters, workers=1)
+    model.train(args.iters, workers=workers)
     return elapsed(started), int(model.num_words)
 
 
@@ -137,13 +146,19 @@ def time_lda(counts, args, seed):
 def speed(counts, vocabulary, args):
     """Tokens x sweeps per second of each engine, by wall and by CPU time, interleaved."""
     n_tokens = int(counts.sum())
-    seconds = {name: [] for name in ["ours", *args.peers]}  # (wall, cpu) per repeat
+    threads = [int(t) for t in str(args.threads).split(",")]
+    ours = {("ours" if threads == [1] else f"ours_t{t}"): t for t in threads}
+    tomotopy = {("tomotopy" if threads == [1] else f"tomotopy_w{t}"): t for t in threads}
+    peers = [name for p in args.peers
+             for name in (list(tomotopy) if p == "tomotopy" else [p])]
+    seconds = {name: [] for name in [*ours, *peers]}  # (wall, cpu) per repeat
     tokens = {name: n_tokens for name in seconds}
     for seed in range(args.repeats):
-        seconds["ours"].append(time_ours(counts, args, seed))
-        if "tomotopy" in args.peers:
-            took, tokens["tomotopy"] = time_tomotopy(counts, vocabulary, args, seed)
-            seconds["tomotopy"].append(took)
+        for name, t in ours.items():
+            seconds[name].append(time_ours(counts, args, seed, t))
+        for name, t in (tomotopy.items() if "tomotopy" in args.peers else ()):
+            took, tokens[name] = time_tomotopy(counts, vocabulary, args, seed, t)
+            seconds[name].append(took)
         if "lda" in args.peers:
             seconds["lda"].append(time_lda(counts, args, seed))
         print(f"repeat {seed} (M tokens x sweeps / s, wall / CPU): " + ", ".join(
@@ -158,7 +173,8 @@ def speed(counts, vocabulary, args):
         result[clock] = {
             "mtokens_x_sweeps_per_s": {n: round(m, 2) for n, m in medians.items()},
             "all_repeats": {n: [round(r, 2) for r in values] for n, values in rates.items()},
-            "ours_over": {n: round(medians["ours"] / medians[n], 2) for n in args.peers},
+            "ours_over": {(n if len(ours) == 1 else f"{o}/{n}"): round(medians[o] / medians[n], 2)
+                          for o in ours for n in peers},
         }
     return result
 
