@@ -66,7 +66,7 @@ class HACSimilarity(ClusteringModel):
         twice while merging (``8 n (n - 1)`` bytes: 3.2 GB for 20,000 documents, 7.2 GB
         for 30,000); a larger corpus is refused before anything is allocated. The sparse
         graph has no such limit: it holds about 40 bytes per kept pair (N = n (n/K - 1) / 2,
-        e.g. 1.4e7 pairs for 200,000 texts and K = 1,473).
+        e.g. 1.4e7 pairs for 200,000 texts and K = 1,466).
     random_state : ignored
         Accepted for the experiment runner's seeds; HAC draws no random numbers.
 
