@@ -176,6 +176,10 @@ def _load_with_overrides(config: Path, set_, runs, output=None):
     return load_config(config, overrides)
 
 
+#: ``shortclust cluster``'s defaults, chosen by the protocol of benchmarks/defaults_protocol.py.
+DEFAULT_MODEL = "gsdmm"
+DEFAULT_EMBEDDINGS = None
+
 _FILE_HELP = ("The texts: a CSV file (a 'text' column; optional 'id' and 'label'), JSON Lines "
               "({\"text\": ...} per line) or plain text (one document per line).")
 
@@ -183,44 +187,72 @@ _FILE_HELP = ("The texts: a CSV file (a 'text' column; optional 'id' and 'label'
 @app.command()
 def cluster(
     file: str = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
-    model: str = typer.Option("gsdmm", "--model", help="Model (`shortclust models` lists them)."),
-    n_clusters: Optional[int] = typer.Option(
-        None, "--n-clusters", "-k", min=1,
-        help="Number of clusters (GSDMM: at most that many; default: the model's)."),
+    model: str = typer.Option(DEFAULT_MODEL, "--model",
+                              help="Model (`shortclust models` lists them)."),
+    n_clusters: str = typer.Option(
+        "auto", "--n-clusters", "-k", metavar="K|auto",
+        help="Number of clusters, or auto (default): GSDMM with a generous bound, clusters "
+             "of fewer than max(3, n/1000) documents merged; the report says what it chose."),
+    embeddings: Optional[str] = typer.Option(
+        DEFAULT_EMBEDDINGS, "--embeddings", metavar="minilm|glove",
+        help="Fit a vector model on packaged embeddings: minilm (sentence embeddings, extra "
+             "shortclust\\[embeddings]) or glove (extra shortclust\\[glove])."),
+    reduce_to: Optional[int] = typer.Option(
+        None, "--reduce-to", min=1, metavar="N",
+        help="Merge the clusters found into at most N, the most similar first."),
     set_: Annotated[Optional[List[str]], typer.Option(
         "--set", metavar="NAME=VALUE",
         help="A model parameter, e.g. alpha=0.05 or max_iter=50. Repeatable.")] = None,
     preprocess: str = typer.Option(
         "auto", "--preprocess", metavar="NAME",
-        help="none, gsdmm, ncut, newsgroups, newsgroups_headers, sklearn_english, basic, or "
-             "auto: basic for raw text, none for text that looks tokenised already. "
-             "NAME(min_df=N) changes a pipeline's document-frequency cut."),
+        help="none, gsdmm, ncut, newsgroups, newsgroups_headers, sklearn_english, basic, "
+             "basic-LANG, chinese, or auto: basic for raw text or text full of stop words, "
+             "none for text tokenised already, chinese for Chinese. NAME(min_df=N) changes "
+             "a pipeline's document-frequency cut."),
+    language: Optional[str] = typer.Option(
+        None, "--language", metavar="LANG",
+        help="Remove the stop words of this language (de, es, french, ...) instead of "
+             "English ones (extra shortclust\\[languages])."),
     seed: int = typer.Option(0, "--seed", min=0, help="Random seed (same seed, same clusters)."),
     output: Optional[str] = typer.Option(
         None, "--output", metavar="DIR", help="Output directory (default: <FILE stem>_clusters)."),
     top_words: int = typer.Option(10, "--top-words", min=1, help="Top words per cluster."),
     data_dir: DataDirOption = None,
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bar, notes or report."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress, notes or report."),
 ) -> None:
     """Cluster the texts of one file: assignments, clusters with top words, a saved model."""
     with _user_errors():
         from shortclust.apps.cluster import cluster_config, cluster_file, report_lines
-        from shortclust.pipeline.runner import ExperimentInterrupted
 
-        experiment = cluster_config(file, model=model, n_clusters=n_clusters, params=set_,
-                                    preprocess=preprocess, seed=seed,
-                                    output=_output_dir(output), top_words=top_words)
-        try:
-            result = cluster_file(experiment, data_dir=data_dir, progress=not quiet)
-        except ExperimentInterrupted as exc:
-            typer.echo("terminated (SIGTERM)" if exc.exit_code == TERMINATED else "interrupted",
-                       err=True)
-            raise typer.Exit(exc.exit_code) from None
+        request = cluster_config(file, model=model, n_clusters=n_clusters, params=set_,
+                                 preprocess=preprocess, seed=seed, output=_output_dir(output),
+                                 top_words=top_words, embeddings=_none_word(embeddings),
+                                 language=language, reduce_to=reduce_to)
+        result = cluster_file(request, data_dir=data_dir, progress=not quiet)
         if quiet:
             return
         for note in result.notes + ([result.model_note] if result.model_note else []):
             typer.echo(f"note: {note}", err=True)
-        typer.echo("\n".join(report_lines(experiment, result)))
+        typer.echo("\n".join(report_lines(file, result)))
+
+
+def _embeddings_override(embeddings) -> list[str]:
+    """``--embeddings NAME`` of ``run`` as the config override it stands for."""
+    name = _none_word(embeddings)
+    if name is None:
+        return []
+    from shortclust.apps.text_clusterer import EMBEDDINGS
+
+    if name not in EMBEDDINGS:
+        from shortclust.errors import ConfigError
+
+        raise ConfigError(f"unknown embeddings '{name}': choose one of {', '.join(EMBEDDINGS)}")
+    return [f"representation={EMBEDDINGS[name]}"]
+
+
+def _none_word(value):
+    """``--embeddings none`` (or an empty value) means no embeddings."""
+    return None if value is None or value.strip().lower() in ("", "none") else value
 
 
 @app.command()
@@ -247,8 +279,8 @@ def predict(
         counts = done.counts
         sizes = ", ".join(f"{cluster}: {size}" for cluster, size in list(done.sizes.items())[:10])
         more = " ..." if len(done.sizes) > 10 else ""
-        typer.echo(f"{file}: {sum(counts.values())} documents given to {done.model.name} "
-                   f"({done.model.path}): {counts['ok'] + counts['empty']} assigned, in "
+        typer.echo(f"{file}: {sum(counts.values())} documents given to {done.model.model} "
+                   f"({done.model.saved_.path}): {counts['ok'] + counts['empty']} assigned, in "
                    f"{len(done.sizes)} clusters; {counts['empty']} of them had no word the "
                    f"model knows (status empty); {counts['dropped']} dropped by preprocessing")
         if sizes:
@@ -273,9 +305,14 @@ def run(
     save_models: bool = typer.Option(
         False, "--save-models",
         help="Keep each run's fitted model as models/<run_id>.zip (for `shortclust predict`)."),
+    embeddings: Optional[str] = typer.Option(
+        None, "--embeddings", metavar="minilm|glove",
+        help="Fit on packaged embeddings (the config's representation: sentence_embeddings "
+             "or glove)."),
 ) -> None:
     """Run an experiment: fit the model once per seed, record each run, print a summary."""
     with _user_errors():
+        set_ = [*(set_ or ()), *_embeddings_override(embeddings)]
         from dataclasses import replace
 
         from shortclust.pipeline.runner import ExperimentInterrupted, run_experiment

@@ -10,8 +10,9 @@ from typer.testing import CliRunner
 
 from shortclust.cli import app
 from shortclust.data import load_corpus
-from shortclust.apps.model_files import HEADER, load_model
-from shortclust.apps.predict import vectorize
+from shortclust import TextClusterer
+from shortclust.apps.model_files import HEADER
+from shortclust.data.corpus import counts_over
 from shortclust.models.dmm.gsdmm import GSDMM
 
 TOPICS = {
@@ -93,7 +94,7 @@ def test_cluster_writes_assignments_joinable_by_id_clusters_and_a_model(tmp_path
     out = tmp_path / "out"
     result = cluster(data, out)
     assert sorted(p.name for p in out.iterdir()) == [
-        "assignments.csv", "clusters.csv", "clusters.md", "model.zip", "run"]
+        "assignments.csv", "clusters.csv", "clusters.md", "model.zip", "record.json"]
     assignments = read_csv(out / "assignments.csv")
     assert len(assignments) == len(rows)  # one row per input line
     assert [a["id"] for a in assignments] == [f"t{i:03d}" for i in range(len(rows))]
@@ -104,7 +105,8 @@ def test_cluster_writes_assignments_joinable_by_id_clusters_and_a_model(tmp_path
     assert all(a["cluster"].isdigit() and 0 <= float(a["probability"]) <= 1
                for a in assignments)
     # The notes: the pipeline auto chose, and how many texts were left empty, and where.
-    assert "looks like raw text, so it is preprocessed with 'basic'" in result.stderr
+    assert "looks like raw text or holds many stop words, so it is preprocessed with 'basic'" \
+        in result.stderr
     assert f"left 3 of {len(rows)} documents empty" in result.stderr
     assert str(out / "assignments.csv") in result.stderr
 
@@ -142,24 +144,29 @@ def test_a_labelled_file_gets_its_metrics(tmp_path, rows):
 
 
 def in_memory_model(data, seed=0):
-    """The model `cluster` fits, fitted here: same corpus, parameters and seed."""
+    """The model `run` fits, fitted here: same corpus, parameters and seed."""
     corpus = load_corpus(data)
     return GSDMM(n_clusters=5, max_iter=10, random_state=seed).fit(corpus.counts), corpus
 
 
-def test_predict_gives_the_clusters_of_the_in_memory_models_predict(tmp_path, data, held_out):
+def test_cluster_and_predict_equal_the_python_api(tmp_path, data, held_out):
     out = tmp_path / "out"
     cluster(data, out)
-    model, corpus = in_memory_model(data)
-    kept = [int(a["cluster"]) for a in read_csv(out / "assignments.csv")]
-    assert kept == model.labels_.tolist()  # the same model as the one saved
+    texts = [a["text"] for a in read_csv(data)]
+    tc = TextClusterer(n_clusters=5, params={"max_iter": 10}, random_state=0).fit(texts)
+    assigned = [int(a["cluster"]) for a in read_csv(out / "assignments.csv")]
+    assert assigned == tc.labels_.tolist()  # the same clusterer as the one saved
+    assert [c["top_words"] for c in read_csv(out / "clusters.csv")] == \
+        tc.clusters_["top_words"].tolist()
     result = invoke("predict", out / "model.zip", held_out, "--output", tmp_path / "p.csv")
     assert result.exit_code == 0, result.output
     predicted = read_csv(tmp_path / "p.csv")
     assert [p["id"] for p in predicted] == ["t000", "t001", "t002", "t003"]
-    counts, _ = vectorize(load_model(out / "model.zip"), [p["text"] for p in predicted])
-    assert [int(p["cluster"]) for p in predicted] == model.predict(counts).tolist()
-    proba = model.predict_proba(counts)
+    new = [p["text"] for p in predicted]
+    loaded = TextClusterer.load(out / "model.zip")
+    assert [int(p["cluster"]) for p in predicted] == tc.predict(new).tolist() \
+        == loaded.predict(new).tolist()
+    proba = tc.predict_proba(new)
     assert [float(p["probability"]) for p in predicted] == pytest.approx(
         proba.max(axis=1), rel=1e-5)
     assert predicted[3]["status"] == "empty"  # no word the model knows
@@ -175,8 +182,10 @@ def test_predict_with_a_model_saved_by_run(tmp_path, data, held_out):
     [saved] = list((tmp_path / "runs" / "models").iterdir())
     result = invoke("predict", saved, held_out, "--output", tmp_path / "p.csv", "--quiet")
     assert result.exit_code == 0, result.output
-    model, _ = in_memory_model(data, seed=4)
-    counts, _ = vectorize(load_model(saved), [row["text"] for row in read_csv(held_out)])
+    model, corpus = in_memory_model(data, seed=4)
+    loaded = TextClusterer.load(saved)
+    counts = counts_over(loaded.pipeline_.tokenize([row["text"] for row in read_csv(held_out)]),
+                         corpus.vocabulary)
     assert [int(p["cluster"]) for p in read_csv(tmp_path / "p.csv")] == \
         model.predict(counts).tolist()
 
@@ -239,7 +248,10 @@ def test_a_model_without_predict_clusters_but_saves_no_model(tmp_path, data):
 
 @pytest.mark.parametrize("args, match", [
     (["--model", "gsdmn"], "unknown model 'gsdmn'"),
-    (["--model", "gsdpmm", "-k", 5], "'n_clusters' is neither a config key"),
+    (["--model", "gsdpmm", "-k", 5], "chooses its own number of clusters"),
+    (["-k", "many"], "--n-clusters must be 'auto' or an integer"),
+    (["--embeddings", "minilm"], "takes word counts, not embeddings"),
+    (["--embeddings", "bert", "--model", "kmeans"], "unknown embeddings 'bert'"),
     (["--set", "alpha=-1"], "alpha must be a finite number >= 0"),
     (["--preprocess", "stem"], "unknown preprocessing pipeline 'stem'"),
 ])
@@ -270,14 +282,39 @@ def test_help_lists_cluster_and_predict():
     assert "--n-clusters" in invoke("cluster", "--help").stdout
 
 
-def test_ctrl_c_during_cluster_exits_130_in_one_line(tmp_path, data, monkeypatch):
-    import shortclust.pipeline.runner as runner
-    from shortclust.pipeline.runner import ExperimentInterrupted
+def test_ctrl_c_during_cluster_exits_130_in_one_line_and_writes_nothing(tmp_path, data,
+                                                                       monkeypatch):
+    def interrupted(self, texts, y=None):
+        raise KeyboardInterrupt
 
-    def interrupted(config, options, table):
-        raise ExperimentInterrupted(0, 1)
-
-    monkeypatch.setattr(runner, "run_experiment", interrupted)
+    monkeypatch.setattr(TextClusterer, "fit", interrupted)
     out = tmp_path / "out"
     result = invoke("cluster", data, "--output", out)
     assert result.exit_code == 130 and result.stderr.strip() == "interrupted"
+    assert not out.exists() and list(tmp_path.iterdir()) == [data]
+
+
+def test_a_failure_while_writing_leaves_the_earlier_output_as_it_was(tmp_path, data,
+                                                                    monkeypatch):
+    import shortclust.apps.cluster as cluster_app
+
+    out = tmp_path / "out"
+    cluster(data, out, "--quiet")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def broken(path, clusterer, raw):
+        (path.parent / "assignments.csv").write_text("half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cluster_app, "_write_assignments", broken)
+    assert invoke("cluster", data, "--output", out, "-k", 3).exit_code == 130
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "texts.csv"]
+
+
+def test_an_output_folder_of_other_files_is_refused(tmp_path, data):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    assert_one_error_line(invoke("cluster", data, "--output", out), "did not write")
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]

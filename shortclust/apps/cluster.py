@@ -1,49 +1,63 @@
-"""``shortclust cluster FILE``: cluster one corpus without a config, and say what came out.
+"""``shortclust cluster FILE``: cluster one file with :class:`~.text_clusterer.TextClusterer`,
+and say what came out.
 
-Under the hood it is one run of one config (:func:`cluster_config`): the file, a model
-(GSDMM unless told otherwise), ``preprocess: auto`` and one seed, run by
-:func:`~shortclust.pipeline.runner.run_experiment` into ``<output>/run/`` with its
-model saved. From that run's files it then writes, in ``<output>/``:
+The command is a thin shell: it reads the file, fits a ``TextClusterer`` on its texts (the
+options are its parameters), scores the clusters against the file's labels when it has
+some, and writes, in ``<output>/``:
 
 ``assignments.csv``
     One row per input document, with its text (format: :mod:`.assignments`).
 ``clusters.csv``, ``clusters.md``
-    Per cluster, largest first: its size, top words with weights and three representative
-    documents: those of the cluster holding the most of its top words (summing their
-    weights), then the most probable (``predict_proba``), then the first in the file.
+    Per cluster, largest first: its size, top words with weights (class-based TF-IDF over
+    its members' words, whatever the model and representation) and three representative
+    documents (those richest in its top words; with embeddings, those closest to its
+    centre): ``TextClusterer.clusters_``.
 ``model.zip``
-    The fitted model (:mod:`.model_files`), for ``shortclust predict``; models without
-    ``predict`` have none.
+    The fitted clusterer (:meth:`TextClusterer.save`), for ``shortclust predict``; models
+    without ``predict`` have none.
+``record.json``
+    What reproduces the run: the file's checksum, every setting and the seed, how the
+    number of clusters was chosen, package versions, commit, metrics.
 
-Metrics appear only when the file has labels.
+Nothing is written until the fit has succeeded; the files are then written into a
+temporary folder beside the output, which replaces the output only when complete, so a
+failure or Ctrl-C never leaves a half-written folder (an earlier output stays as it was).
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import json
+import os
 import re
 import shutil
-from dataclasses import dataclass
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shortclust.errors import ShortclustError
-from shortclust.apps.assignments import (EMPTY, OK, SourceDocuments,
-                                                auto_preprocess_note, preprocessing_note,
-                                                read_csv_rows)
-from shortclust.pipeline.records import atomic_write_text
+from shortclust.errors import ConfigError
 
-__all__ = ["ClusterResult", "cluster_config", "cluster_file", "default_output", "report_lines",
-           "safe_stem"]
+__all__ = ["ClusterRequest", "ClusterResult", "cluster_config", "cluster_file",
+           "default_output", "report_lines", "safe_stem"]
 
-#: Representative documents shown per cluster.
-N_REPRESENTATIVES = 3
 #: Top words per cluster shown on the terminal (the files have ``top_words`` of them).
 WORDS_SHOWN = 8
 #: Clusters listed on the terminal; clusters.md has them all.
 CLUSTERS_SHOWN = 30
 _TEXT_SHOWN = 300  # characters of a representative text in clusters.md
+#: The file that marks a folder as a ``cluster`` output (one it may replace).
+RECORD = "record.json"
+
+
+@dataclass
+class ClusterRequest:
+    """What ``shortclust cluster`` was asked: the file and the clusterer's settings."""
+
+    dataset: str
+    output: Path
+    settings: dict[str, Any]
 
 
 @dataclass
@@ -53,9 +67,8 @@ class ClusterResult:
     Attributes
     ----------
     output_dir : Path
-    clusters : list of dict
-        ``cluster``, ``size``, ``top_words`` ([word, weight] pairs) and ``representatives``
-        (``row``, ``id``, ``text``) of each cluster, largest first.
+    clusterer : TextClusterer
+        The fitted clusterer.
     n_docs : int
         Input documents.
     counts : dict
@@ -63,23 +76,21 @@ class ClusterResult:
     metrics : dict or None
         Against the file's labels; None when it has none.
     notes : list of str
-        What preprocessing chose and did (one line each).
+        What preprocessing chose and how the number of clusters was chosen.
     files : list of Path
-        The files written in ``output_dir``.
     record : dict
-        The run's record.
     model_note : str or None
         Why no model was saved, if none was.
     """
 
     output_dir: Path
-    clusters: list[dict[str, Any]]
+    clusterer: Any
     n_docs: int
     counts: dict[str, int]
     metrics: dict[str, float] | None
     notes: list[str]
-    files: list[Path]
-    record: dict[str, Any]
+    files: list[Path] = field(default_factory=list)
+    record: dict[str, Any] = field(default_factory=dict)
     model_note: str | None = None
 
 
@@ -89,191 +100,305 @@ def default_output(dataset: str) -> Path:
 
 
 def safe_stem(dataset: str) -> str:
-    """The file's name without its data suffix, made safe as a config and file name."""
+    """The file's name without its data suffix, made safe as a file name."""
     from shortclust.data.corpus import file_stem
 
     stem = re.sub(r"[^\w.-]+", "_", file_stem(str(dataset)))
     return stem.replace("..", "_").strip(".") or "corpus"
 
 
-def cluster_config(dataset: str, *, model: str = "gsdmm", n_clusters: int | None = None,
-                   params=(), preprocess: str = "auto", seed: int = 0, output=None,
-                   top_words: int = 10):
-    """The one-run config ``shortclust cluster`` runs (checked like a config file).
+def cluster_config(dataset: str, *, model: str = "gsdmm", n_clusters="auto", params=(),
+                   preprocess: str = "auto", seed: int = 0, output=None, top_words: int = 10,
+                   embeddings=None, language=None, reduce_to=None) -> ClusterRequest:
+    """The request ``shortclust cluster`` runs, checked before anything is read or written.
 
-    ``params`` are ``NAME=VALUE`` strings (model parameters, as ``--set`` takes); the run's
-    files go to ``<output>/run`` (output: :func:`default_output` by default).
-    """
-    from shortclust.config import config_from_mapping
-
-    output = Path(output) if output is not None else default_output(dataset)
-    raw = {"name": f"cluster_{safe_stem(dataset)}", "dataset": str(dataset),
-           "preprocess": preprocess, "model": {"name": model, "params": {}},
-           "seeds": [seed], "top_words": top_words, "output": str(output / "run")}
-    overrides = [*(params or ()), *([f"n_clusters={n_clusters}"] if n_clusters else [])]
-    return config_from_mapping(raw, overrides, where="cluster")
-
-
-def cluster_file(config, *, data_dir=None, progress: bool = True) -> ClusterResult:
-    """Fit ``config``'s one run and write the files of the module docstring.
+    ``params`` are ``NAME=VALUE`` strings (model parameters, as ``--set`` takes; values
+    read as YAML scalars).
 
     Raises
     ------
     ShortclustError
-        For a bad file, model, parameter or output directory, before anything is written
-        (an output directory created here is removed again).
+        An unknown model or embeddings, a malformed or out-of-range parameter.
     """
-    from shortclust.pipeline.runner import (RunOptions, lock_output_dir, make_directory,
-                                               remove_if_unused, run_experiment)
-    from shortclust.models import get_model_class
+    from shortclust.apps.text_clusterer import TextClusterer
 
-    output = config.output_dir.parent
-    unsaved = _why_unsaved(config, get_model_class(config.model.name))
-    options = RunOptions(data_dir=data_dir, quiet=True, progress=progress,
-                         save_models=unsaved is None)
-    if output.exists() and not output.is_dir():
-        from shortclust.errors import ConfigError
+    settings = {"model": model, "n_clusters": _n_clusters(n_clusters),
+                "embeddings": embeddings, "preprocess": preprocess, "language": language,
+                "reduce_to": reduce_to, "params": _parse_params(params),
+                "n_top_words": top_words, "random_state": seed}
+    TextClusterer(**settings)._checked_settings()
+    if str(preprocess).strip().lower() != "auto":
+        from shortclust.data.preprocess import get_pipeline
 
-        raise ConfigError(f"output '{output}' is a file: choose a directory with --output")
-    created = make_directory(output)
+        get_pipeline(preprocess)
+    if language is not None:
+        from shortclust.data.languages import stop_words_for
+
+        stop_words_for(language)
+    output = Path(output) if output is not None else default_output(dataset)
+    return ClusterRequest(str(dataset), output, settings)
+
+
+def _n_clusters(value):
+    if value is None or str(value).strip().lower() == "auto":
+        return "auto"
     try:
-        with lock_output_dir(output):
-            result = run_experiment(config, options, table=False)
-            return _write_outputs(config, result, output, unsaved)
-    except ShortclustError:
-        remove_if_unused(created)
-        raise
+        number = int(str(value), 10)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise ConfigError(f"--n-clusters must be 'auto' or an integer >= 1, not '{value}'")
+    return number
 
 
-def _why_unsaved(config, model_class) -> str | None:
-    """Why the fitted model cannot be saved for ``predict``; None when it can."""
-    if not model_class.capabilities.predict:
-        return (f"model '{config.model.name}' has no predict, so no model.zip: new texts "
-                "cannot be assigned to its clusters")
-    if config.representation is not None:
-        return (f"representation '{config.representation['name']}': saved models take term "
-                "counts, so no model.zip")
-    return None
+def _parse_params(items) -> dict[str, Any]:
+    import yaml
+
+    params = {}
+    for item in items or ():
+        name, equals, value = str(item).partition("=")
+        name = name.strip()
+        if not equals or not name.isidentifier():
+            raise ConfigError(f"--set '{item}': write NAME=VALUE, e.g. --set alpha=0.05")
+        if name in ("n_clusters", "random_state", "model.name", "model"):
+            raise ConfigError(f"--set {name}=...: use --n-clusters, --seed or --model instead")
+        try:
+            params[name] = yaml.safe_load(value) if value.strip() else ""
+        except yaml.YAMLError:
+            params[name] = value
+        if isinstance(params[name], (dict, list)):
+            raise ConfigError(f"--set '{item}': a model parameter is one value, not a "
+                              f"{type(params[name]).__name__}")
+    return params
 
 
-def _write_outputs(config, result, output: Path, unsaved: str | None) -> ClusterResult:
-    from shortclust.pipeline.records import RecordStore
+def _read(dataset: str, data_dir):
+    """``(path, RawDocuments)`` of a file or a registered dataset."""
+    from shortclust.data.corpus import names_a_file
+    from shortclust.data.io import read_documents
 
-    record, corpus = result.planned[0], result.corpus
-    run_id = record["run_id"]
-    store = RecordStore(result.output_dir)
-    documents = SourceDocuments.of(corpus, texts=True)
-    rows = read_csv_rows(store.assignments_path(run_id))
-    clusters = _clusters(read_csv_rows(store.clusters_path(run_id)), rows, corpus, documents)
-    notes = [note for note in (
-        auto_preprocess_note(config, corpus, "give --preprocess NAME"),
-        preprocessing_note(corpus, str(output / "assignments.csv"))) if note]
-    result = ClusterResult(output, clusters, len(documents.status), documents.counts(),
-                           record.get("metrics"), notes, [], record, unsaved)
-    result.files = [_write_assignments(output / "assignments.csv", rows, documents.texts),
-                    _write_clusters_csv(output / "clusters.csv", clusters),
-                    _write_markdown(output / "clusters.md", config, result)]
-    model = output / "model.zip"
-    if unsaved is None:
-        result.files.append(Path(shutil.copyfile(store.model_path(run_id), model)))
+    if names_a_file(dataset):
+        path = Path(dataset)
     else:
-        model.unlink(missing_ok=True)  # an earlier clustering's model is not this one's
+        from shortclust.data.registry import dataset_path
+
+        path = dataset_path(dataset, data_dir)
+    return path, read_documents(path)
+
+
+def cluster_file(request: ClusterRequest, *, data_dir=None, progress: bool = True):
+    """Fit the request's clusterer on its file and write the files of the module docstring.
+
+    Raises
+    ------
+    ShortclustError
+        For a bad file, model, parameter or output, before anything is written.
+    """
+    from shortclust.apps.text_clusterer import TextClusterer
+
+    output = request.output
+    _check_output(output)
+    path, raw = _read(request.dataset, data_dir)
+    # Progress lines only on a terminal: a log or a pipe gets the report alone.
+    progress = progress and sys.stderr.isatty()
+    say = _say if progress else (lambda message: None)
+    say(f"read {len(raw.texts):,} documents from {path}")
+    clusterer = TextClusterer(**request.settings, progress=progress)
+    started = time.process_time()
+    clusterer.fit(raw.texts)
+    cpu_seconds = time.process_time() - started
+    metrics = _metrics(raw.labels, clusterer.labels_)
+    counts = {name: clusterer.status_.count(name) for name in ("ok", "empty", "dropped")}
+    notes = [note for note in (_auto_note(request, path, clusterer),
+                               _dropped_note(clusterer, output / "assignments.csv")) if note]
+    unsaved = None if clusterer.model_.capabilities.predict else (
+        f"model '{clusterer.model}' has no predict, so no model.zip: new texts cannot be "
+        "assigned to its clusters")
+    result = ClusterResult(output, clusterer, len(raw.texts), counts, metrics, notes,
+                           model_note=unsaved)
+    result.record = _record(request, path, clusterer, metrics, cpu_seconds)
+    _write_all(result, raw, unsaved is None)
     return result
 
 
-def _write_assignments(path: Path, rows: list[dict[str, str]], texts: list[str] | None):
-    """The run's assignments with each document's text after its row and id."""
-    header = list(rows[0]) if rows else ["row", "cluster", "status"]
-    if texts is not None:
-        header.insert(header.index("cluster"), "text")
-        rows = [{**row, "text": texts[int(row["row"]) - 1]} for row in rows]
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=header, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_text(path, buffer.getvalue())
-    return path
+def _auto_note(request, path, clusterer) -> str | None:
+    """Which pipeline ``--preprocess auto`` chose, and why; None when one was named."""
+    from shortclust.data.preprocess import PIPELINES
+
+    if str(request.settings["preprocess"]).lower() != "auto":
+        return None
+    name = clusterer.pipeline_.name
+    if name == "chinese":
+        why = "is Chinese, so it is cut into words by jieba ('chinese')"
+    elif name.startswith("basic-"):
+        why = f"is preprocessed with '{name}' (--language: its stop words out)"
+    elif name == "basic":
+        why = ("looks like raw text or holds many stop words, so it is preprocessed with "
+               "'basic' (lowercase; URLs, @-mentions, punctuation, digits and English stop "
+               "words out; words in at least 2 documents)")
+    else:
+        why = (f"looks tokenised already (lowercase words, few stop words, no punctuation), "
+               f"so it is preprocessed with '{name}' (split on white space)")
+    return (f"{path.name} {why}; to choose another, give --preprocess NAME "
+            f"({', '.join(PIPELINES)})")
+
+
+def _dropped_note(clusterer, where) -> str | None:
+    """How many documents preprocessing dropped or emptied, and where they are listed."""
+    dropped, empty = clusterer.status_.count("dropped"), clusterer.status_.count("empty")
+    if not dropped and not empty:
+        return None
+    parts = []
+    total = len(clusterer.status_)
+    if dropped:
+        parts.append(f"dropped {dropped} of {total} documents (fewer than "
+                     f"{clusterer.pipeline_.min_doc_words} words left)")
+    if empty:
+        parts.append(f"left {empty}{'' if dropped else f' of {total} documents'} empty "
+                     "(no word left)")
+    statuses = " / ".join(name for name, n in (("dropped", dropped), ("empty", empty)) if n)
+    return (f"preprocessing '{clusterer.pipeline_.name}' {' and '.join(parts)}: {where} "
+            f"lists every input document, these with status {statuses}")
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _metrics(labels, predicted) -> dict[str, float] | None:
+    """NMI and the other metrics of the kept documents against the file's labels."""
+    if labels is None:
+        return None
+    import numpy as np
+
+    from shortclust.data.corpus import encode_labels
+    from shortclust.evaluation.metrics import evaluate
+
+    kept = np.flatnonzero(np.asarray(predicted) >= 0)
+    truth, _ = encode_labels([labels[i] for i in kept])
+    values = evaluate(truth, np.asarray(predicted)[kept],
+                      metrics=["nmi", "ami", "ari", "acc", "purity"])
+    return {key: float(value) for key, value in values.items() if value is not None}
+
+
+def _record(request, path, clusterer, metrics, cpu_seconds) -> dict[str, Any]:
+    from shortclust.data.io import file_sha256
+    from shortclust.pipeline.records import git_commit, package_versions, utc_timestamp
+
+    return {"command": "cluster", "dataset": str(request.dataset), "file": str(path),
+            "dataset_sha256": file_sha256(path), "settings": request.settings,
+            "seed": request.settings["random_state"],
+            "preprocess": {"name": clusterer.pipeline_.name,
+                           "version": clusterer.pipeline_.version},
+            "representation": clusterer._representation_record(),
+            "k_choice": clusterer.k_choice_.as_dict(), "n_clusters": clusterer.n_clusters_,
+            "metrics": metrics, "fit_cpu_seconds": round(cpu_seconds, 3),
+            "versions": package_versions(), "git_commit": git_commit(),
+            "timestamp": utc_timestamp()}
 
 
 # --------------------------------------------------------------------------------------------
-# clusters and their representative documents
+# writing: all files into a temporary folder, which then replaces the output
 
 
-def _clusters(cluster_rows, assignment_rows, corpus, documents: SourceDocuments):
-    """Each cluster with its top words and representatives, largest first."""
-    members: dict[int, list[dict[str, str]]] = {}
-    for row in assignment_rows:
-        if row["status"] == OK:
-            members.setdefault(int(row["cluster"]), []).append(row)
-    clusters = []
-    for row in cluster_rows:
-        words = row["top_words"].split()
-        weights = [float(weight) for weight in row["weights"].split()]
-        cluster = {"cluster": int(row["cluster"]), "size": int(row["size"]),
-                   "top_words": [[word, weight] for word, weight in zip(words, weights)]}
-        cluster["representatives"] = _representatives(
-            members.get(cluster["cluster"], []), cluster["top_words"], corpus, documents)
-        clusters.append(cluster)
-    return sorted(clusters, key=lambda cluster: (-cluster["size"], cluster["cluster"]))
+def _check_output(output: Path) -> None:
+    """An output that exists must be a folder this command wrote (or empty)."""
+    if output.exists() and not output.is_dir():
+        raise ConfigError(f"output '{output}' is a file: choose a directory with --output")
+    if output.is_dir() and any(output.iterdir()) and not (output / RECORD).is_file():
+        raise ConfigError(f"output '{output}' holds files that `shortclust cluster` did not "
+                          "write: choose a new or empty directory with --output")
 
 
-def _representatives(rows, top_words, corpus, documents: SourceDocuments):
-    """The cluster's documents holding the most of its top words (by weight), then the most
-    probable, then the first in the file."""
-    weight = dict((word, float(value)) for word, value in top_words)
-    vocabulary = corpus.vocabulary
+def _write_all(result: ClusterResult, raw, save_model: bool) -> None:
+    output = result.output_dir
+    parent = output.parent if str(output.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=parent))
+    except OSError as error:
+        raise ConfigError(f"output '{output}': cannot create it ({error.strerror or error}): "
+                          "choose another directory with --output") from None
+    try:
+        names = _write_files(staging, result, raw, save_model)
+        _replace(output, staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    result.files = [output / name for name in names]
 
-    def score(row):
-        position = int(row["row"]) - 1
-        counts = corpus.counts[documents.rows[position]]
-        held = sum(weight.get(vocabulary[column], 0.0) for column in counts.indices)
-        probability = float(row["probability"]) if row.get("probability") else 0.0
-        return (-held, -probability, position)
 
-    chosen = sorted(rows, key=score)[:N_REPRESENTATIVES]
-    return [{"row": int(row["row"]), "id": row.get("id"),
-             "text": documents.texts[int(row["row"]) - 1] if documents.texts else ""}
-            for row in chosen]
+def _write_files(folder: Path, result: ClusterResult, raw, save_model: bool) -> list[str]:
+    clusterer = result.clusterer
+    names = ["assignments.csv", "clusters.csv", "clusters.md"]
+    _write_assignments(folder / names[0], clusterer, raw)
+    clusterer.clusters_.to_csv(folder / names[1], index=False, lineterminator="\n")
+    (folder / names[2]).write_text(_markdown(result, raw), encoding="utf-8")
+    if save_model:
+        clusterer.training_ = {"dataset": result.record["dataset"],
+                               "dataset_sha256": result.record["dataset_sha256"],
+                               "seed": result.record["seed"]}
+        clusterer.save(folder / "model.zip")
+        names.append("model.zip")
+    (folder / RECORD).write_text(json.dumps(result.record, indent=1, default=str) + "\n",
+                                 encoding="utf-8")
+    return names + [RECORD]
 
 
-def _write_clusters_csv(path: Path, clusters) -> Path:
-    header = ["cluster", "size", "top_words", "weights"] + [
-        f"representative_{i}" for i in range(1, N_REPRESENTATIVES + 1)] + ["representative_rows"]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    for cluster in clusters:
-        texts = [doc["text"] for doc in cluster["representatives"]]
-        writer.writerow([cluster["cluster"], cluster["size"],
-                         " ".join(word for word, _ in cluster["top_words"]),
-                         " ".join(f"{weight:.6g}" for _, weight in cluster["top_words"]),
-                         *(texts + [""] * (N_REPRESENTATIVES - len(texts))),
-                         " ".join(str(doc["row"]) for doc in cluster["representatives"])])
-    atomic_write_text(path, buffer.getvalue())
-    return path
+def _replace(output: Path, staging: Path) -> None:
+    """Put ``staging`` where ``output`` is; an earlier output is removed only after."""
+    old = None
+    if output.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{output.name}.old.", dir=staging.parent))
+        os.replace(output, old / "previous")
+    try:
+        os.replace(staging, output)
+    except BaseException:
+        if old is not None:
+            os.replace(old / "previous", output)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _write_assignments(path: Path, clusterer, raw) -> None:
+    """The assignments CSV of :mod:`.assignments`, written by its one writer."""
+    import numpy as np
+
+    from shortclust.apps.assignments import SourceDocuments, write_assignments
+
+    kept = clusterer.doc_index_
+    rows = np.full(clusterer.n_texts_, -1, dtype=np.int64)
+    rows[kept] = np.arange(kept.size)
+    documents = SourceDocuments(rows, list(clusterer.status_), raw.ids, raw.texts)
+    probabilities = (clusterer.probability_[kept]
+                     if clusterer.model_.capabilities.predict_proba else None)
+    write_assignments(path, documents, clusterer.labels_[kept], probabilities)
 
 
 # --------------------------------------------------------------------------------------------
 # what it says: clusters.md and the terminal report
 
 
-def _setting(config, record) -> str:
-    params = ", ".join(f"{key}={value}" for key, value in sorted(config.model.params.items()))
-    return f"{config.model.name}{f' ({params})' if params else ''}, seed {record['seed']}"
+def _setting(result: ClusterResult) -> str:
+    clusterer = result.clusterer
+    params = ", ".join(f"{key}={value}" for key, value in sorted((clusterer.params or {})
+                                                                 .items()))
+    on = f" on {clusterer.embeddings} embeddings" if clusterer.embeddings else ""
+    return (f"{clusterer.model}{on}{f' ({params})' if params else ''}, seed "
+            f"{clusterer.random_state}")
 
 
-def summary_line(config, result: ClusterResult) -> str:
-    """``FILE: N documents in K clusters (model, parameters, seed)``."""
-    found = sum(1 for cluster in result.clusters if cluster["size"])
-    return (f"{config.dataset}: {result.n_docs} documents in {found} clusters "
-            f"({_setting(config, result.record)}; preprocessing "
-            f"'{result.record['preprocess']}')")
+def summary_line(dataset: str, result: ClusterResult) -> str:
+    """``FILE: N documents in K clusters (model, parameters, seed; preprocessing)``."""
+    return (f"{dataset}: {result.n_docs} documents in {result.clusterer.n_clusters_} clusters "
+            f"({_setting(result)}; preprocessing '{result.clusterer.pipeline_.name}')")
 
 
 def _status_sentence(counts: dict[str, int]) -> str:
-    if not counts.get(EMPTY) and not counts.get("dropped"):
+    if not counts.get("empty") and not counts.get("dropped"):
         return "every document kept a word after preprocessing"
-    return (f"{counts.get(EMPTY, 0)} empty after preprocessing, {counts.get('dropped', 0)} "
+    return (f"{counts.get('empty', 0)} empty after preprocessing, {counts.get('dropped', 0)} "
             "dropped by it (status column of assignments.csv)")
 
 
@@ -281,25 +406,23 @@ def metrics_line(metrics: dict[str, float] | None) -> str | None:
     """The metrics against the file's labels, or None when it has none."""
     if not metrics:
         return None
-    shown = ", ".join(f"{name} {value:.3f}" for name, value in metrics.items()
-                      if value is not None)
+    shown = ", ".join(f"{name} {value:.3f}" for name, value in metrics.items())
     return f"against the file's labels: {shown}"
 
 
-def report_lines(config, result: ClusterResult) -> list[str]:
-    """The terminal report: clusters found, their sizes and top words, metrics if any."""
-    shown = [cluster for cluster in result.clusters if cluster["size"]]
-    width = max([len(str(cluster["cluster"])) for cluster in shown] + [7])
-    lines = [summary_line(config, result), "",
+def report_lines(dataset: str, result: ClusterResult) -> list[str]:
+    """The terminal report: clusters found, how many and why, sizes, top words, metrics."""
+    table = result.clusterer.clusters_
+    width = max([len(str(len(table)))] + [7])
+    lines = [summary_line(dataset, result), result.clusterer.k_choice_.sentence(), "",
              f"{'cluster':>{width}}  {'size':>5}  top words"]
-    for cluster in shown[:CLUSTERS_SHOWN]:
-        words = " ".join(word for word, _ in cluster["top_words"][:WORDS_SHOWN])
-        lines.append(f"{cluster['cluster']:>{width}}  {cluster['size']:>5}  {words or '-'}")
-    if len(shown) > CLUSTERS_SHOWN:
-        lines.append(f"... and {len(shown) - CLUSTERS_SHOWN} smaller clusters (clusters.md "
+    for row in table.head(CLUSTERS_SHOWN).itertuples():
+        words = " ".join(row.top_words.split()[:WORDS_SHOWN])
+        lines.append(f"{row.cluster:>{width}}  {row.size:>5}  {words or '-'}")
+    if len(table) > CLUSTERS_SHOWN:
+        lines.append(f"... and {len(table) - CLUSTERS_SHOWN} smaller clusters (clusters.md "
                      "lists them all)")
     lines.append("")
-    # Topic quality (coherence of each cluster's top words, issue 16 item 4) goes here.
     metric = metrics_line(result.metrics)
     if metric:
         lines.append(metric)
@@ -308,33 +431,33 @@ def report_lines(config, result: ClusterResult) -> list[str]:
     return lines
 
 
-def _write_markdown(path: Path, config, result: ClusterResult) -> Path:
-    lines = [f"# Clusters of {Path(config.dataset).name}", "",
-             summary_line(config, result) + ".", "",
-             f"Input documents: {result.n_docs}; {_status_sentence(result.counts)}. "
-             "Representative documents are those of the cluster holding the most of its "
-             "top words (by weight), then the most probable.", ""]
-    # Topic quality (coherence of each cluster's top words, issue 16 item 4) goes here.
+def _markdown(result: ClusterResult, raw) -> str:
+    clusterer = result.clusterer
+    dataset = result.record["dataset"]
+    lines = [f"# Clusters of {Path(dataset).name}", "", summary_line(dataset, result) + ".",
+             "", clusterer.k_choice_.sentence()[0].upper()
+             + clusterer.k_choice_.sentence()[1:] + ".", "",
+             f"Input documents: {result.n_docs}; {_status_sentence(result.counts)}. Top words "
+             "are class-based TF-IDF over each cluster's documents; representative documents "
+             + ("are those closest to the cluster's centre." if clusterer.embeddings else
+                "are those holding the most of its top words (by weight)."), ""]
     metric = metrics_line(result.metrics)
     if metric:
         lines += [metric[0].upper() + metric[1:] + ".", ""]
-    for cluster in result.clusters:
-        if cluster["size"]:
-            lines += _cluster_markdown(cluster, result.n_docs)
-    atomic_write_text(path, "\n".join(lines).rstrip() + "\n")
-    return path
-
-
-def _cluster_markdown(cluster, n_docs: int) -> list[str]:
-    share = 100 * cluster["size"] / max(n_docs, 1)
-    lines = [f"## Cluster {cluster['cluster']}: {cluster['size']} documents ({share:.1f}%)", ""]
-    if cluster["top_words"]:
-        words = ", ".join(f"{_md(word)} ({weight:.3g})" for word, weight in cluster["top_words"])
-        lines += [f"Top words: {words}", ""]
-    for number, doc in enumerate(cluster["representatives"], 1):
-        where = f"row {doc['row']}" + (f", id {_md(doc['id'])}" if doc.get("id") else "")
-        lines.append(f"{number}. ({where}) {_md(_shorten(doc['text']))}")
-    return lines + [""]
+    ids = raw.ids
+    for row in clusterer.clusters_.itertuples():
+        share = 100 * row.size / max(result.n_docs, 1)
+        lines += [f"## Cluster {row.cluster}: {row.size} documents ({share:.1f}%)", ""]
+        words, weights = row.top_words.split(), row.weights.split()
+        if words:
+            shown = ", ".join(f"{_md(w)} ({float(x):.3g})" for w, x in zip(words, weights))
+            lines += [f"Top words: {shown}", ""]
+        for number, position in enumerate(row.representative_rows.split(), 1):
+            index = int(position) - 1
+            where = f"row {position}" + (f", id {_md(ids[index])}" if ids else "")
+            lines.append(f"{number}. ({where}) {_md(_shorten(raw.texts[index]))}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
 
 
 def _shorten(text: str) -> str:
@@ -344,4 +467,5 @@ def _shorten(text: str) -> str:
 
 def _md(text: str) -> str:
     """Text shown as itself in Markdown: signs that would format it are escaped."""
-    return re.sub(r"([\\`*_{}\[\]<>()#+|!~])", r"\\\1", str(text))
+    return re.sub(r"([\\`*_{}\[\]<>()#+|!~])", r"\\\1", " ".join(str(text).split()))
+

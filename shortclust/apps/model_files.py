@@ -14,7 +14,9 @@ The header has ``format`` (``"shortclust-model"``), ``format_version``
 are JSON values; a numpy Generator as ``{"numpy_generator": <its bit generator's state>}``),
 ``arrays`` (name -> ``{"dtype", "shape"}``), ``vocabulary`` (one word per column, or
 null), ``preprocess`` (``{"name", "version", "min_doc_words"}`` of the pipeline, or null),
-``representation`` (what the model was fitted on; null for term counts), ``training``
+``representation`` (what the model was fitted on; null for term counts; for embeddings
+their name, package and version), optionally ``clusterer`` (what
+:class:`~.text_clusterer.TextClusterer` adds to the model), ``training``
 (where it came from: dataset, its checksum, run id, seed) and ``sha256``: the SHA-256 of the
 header's canonical JSON without that key, followed by each array member's name and bytes
 in name order. Arrays are read with ``allow_pickle=False`` and nothing else in the file is
@@ -86,7 +88,7 @@ def pipeline_record(pipeline) -> dict[str, Any]:
 
 def save_model(path, name: str, params: dict[str, Any], state, *, vocabulary=None,
                preprocess: dict | None = None, representation: dict | None = None,
-               training: dict | None = None) -> Path:
+               training: dict | None = None, clusterer: dict | None = None) -> Path:
     """Write a fitted model's file atomically (the format: module docstring).
 
     Parameters
@@ -103,6 +105,9 @@ def save_model(path, name: str, params: dict[str, Any], state, *, vocabulary=Non
         model is (a worker process, say).
     vocabulary, preprocess, representation, training : optional
         The header's keys of these names (``preprocess`` from :func:`pipeline_record`).
+    clusterer : dict, optional
+        What :class:`~.text_clusterer.TextClusterer` adds (the header's ``clusterer``: its
+        settings, how K was chosen, the renumbering of the model's clusters, top words).
     """
     from shortclust import __version__
     from shortclust.data.io import atomic_write
@@ -122,6 +127,8 @@ def save_model(path, name: str, params: dict[str, Any], state, *, vocabulary=Non
         "preprocess": preprocess, "representation": representation,
         "training": json_value(training or {}, "training"),
     }
+    if clusterer is not None:
+        header["clusterer"] = json_value(clusterer, "clusterer")
     header["sha256"] = _checksum(header, members)
 
     def write(handle):

@@ -1,11 +1,13 @@
 """``shortclust predict MODEL FILE``: assign new texts to a saved model's clusters.
 
-The texts go through the model's own preprocessing (the pipeline named in the model file,
-whose version must match this installation's) and are counted over its vocabulary (words
-it never saw are left out); documents with fewer words than the pipeline's
-``min_doc_words`` are dropped as in training. The model's ``predict`` then assigns each
-kept document, and ``predict_proba`` gives its probability where the model has one. The
-output is an assignments CSV (:mod:`.assignments`): one row per input document, in order.
+A thin shell over :meth:`TextClusterer.load <.text_clusterer.TextClusterer.load>` and its
+``predict``: the texts go through the model's own preprocessing (the pipeline named in the
+model file, whose version must match this installation's), are counted over its vocabulary
+(words it never saw are left out) or embedded by the same packaged encoder, and assigned;
+documents with fewer words than the pipeline's ``min_doc_words`` are dropped as in
+training. ``predict_proba`` gives each document's probability of its cluster where the
+model has one. The output is an assignments CSV (:mod:`.assignments`): one row per input
+document, in order. When many texts share no word with the vocabulary a warning says so.
 """
 
 from __future__ import annotations
@@ -15,11 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from shortclust.errors import ConfigError, ModelFileError
-from shortclust.apps.assignments import (DROPPED, EMPTY, OK, SourceDocuments,
-                                                write_assignments)
+from shortclust.errors import ConfigError
 
-__all__ = ["Prediction", "default_output", "predict_file", "vectorize"]
+__all__ = ["Prediction", "default_output", "predict_file"]
 
 
 @dataclass
@@ -30,7 +30,8 @@ class Prediction:
     ----------
     path : Path
         The assignments CSV written.
-    model : SavedModel
+    model : TextClusterer
+        The loaded clusterer (``model.saved_`` is the model file read).
     counts : dict
         Input documents per status (``ok``, ``empty``, ``dropped``).
     sizes : dict
@@ -50,44 +51,6 @@ def default_output(file) -> Path:
     return Path(f"{safe_stem(file)}_assignments.csv")
 
 
-def vectorize(saved, texts):
-    """The counts of ``texts`` over a saved model's vocabulary, through its pipeline.
-
-    Returns ``(counts, kept)``: the CSR counts of every text and the positions of the texts
-    the pipeline's ``min_doc_words`` keeps.
-
-    Raises
-    ------
-    ModelFileError
-        The model was not fitted on term counts, has no vocabulary or pipeline, or its
-        pipeline here is another version than the one it was fitted with.
-    """
-    from shortclust.data.corpus import counts_over
-    from shortclust.data.preprocess import get_pipeline
-    from shortclust.errors import DataError
-
-    where = str(saved.path)
-    if saved.representation is not None or saved.vocabulary is None or not saved.preprocess:
-        raise ModelFileError(
-            f"{where}: the model was not fitted on the term counts of a named preprocessing "
-            "(or its file lacks them), so new texts cannot be given to it: save a model "
-            "fitted on counts (shortclust cluster, or run --save-models)")
-    try:
-        pipeline = get_pipeline(saved.preprocess["name"])
-    except DataError as error:
-        raise ModelFileError(f"{where}: {error}") from None
-    if pipeline.version != saved.preprocess.get("version"):
-        raise ModelFileError(
-            f"{where}: the model's preprocessing is {saved.preprocess.get('version')} but "
-            f"here '{pipeline.name}' is {pipeline.version} (other lemmatiser, stemmer or "
-            "stop words), so its words would differ: predict where it was saved, or fit "
-            "again here")
-    counts = counts_over(pipeline.tokenize(texts), saved.vocabulary)
-    lengths = np.asarray(counts.sum(axis=1)).ravel()
-    kept = np.flatnonzero(lengths >= saved.preprocess.get("min_doc_words", 0))
-    return counts, kept
-
-
 def predict_file(model_path, file, output) -> Prediction:
     """Assign the documents of ``file`` to the clusters of the model saved at ``model_path``
     and write the assignments CSV ``output`` (with the texts).
@@ -95,33 +58,29 @@ def predict_file(model_path, file, output) -> Prediction:
     Raises
     ------
     ModelFileError, DataError
-        An unusable model file (:func:`~.model_files.load_model`), or input file.
+        An unusable model file, or input file.
     """
+    from shortclust.apps.assignments import DROPPED, EMPTY, OK, SourceDocuments, \
+        write_assignments
+    from shortclust.apps.text_clusterer import TextClusterer
     from shortclust.data.io import read_documents
-    from shortclust.apps.model_files import load_model
 
-    saved = load_model(model_path)
+    clusterer = TextClusterer.load(model_path)
     raw = read_documents(file)
-    counts, kept = vectorize(saved, raw.texts)
-    model = saved.model
-    labels = model.predict(counts[kept]) if kept.size else np.zeros(0, dtype=np.int64)
-    probabilities = None
-    if model.capabilities.predict_proba:
-        probabilities = np.zeros(kept.size)
-        if kept.size:
-            proba = model.predict_proba(counts[kept])
-            probabilities = proba[np.arange(kept.size), labels]
+    labels, probabilities, empty = clusterer._predict(
+        raw.texts, proba=clusterer.model_.capabilities.predict_proba)
+    kept = np.flatnonzero(labels >= 0)
     rows = np.full(len(raw.texts), -1, dtype=np.int64)
     rows[kept] = np.arange(kept.size)
-    empty = np.asarray(counts.sum(axis=1)).ravel() == 0
     status = [DROPPED if row < 0 else EMPTY if empty[i] else OK for i, row in enumerate(rows)]
     documents = SourceDocuments(rows, status, raw.ids, raw.texts)
+    chosen = None if probabilities is None else probabilities[kept, labels[kept]]
     try:
-        path = write_assignments(output, documents, labels, probabilities)
+        path = write_assignments(output, documents, labels[kept], chosen)
     except OSError as error:
         raise ConfigError(f"output '{output}': cannot write it ({error.strerror or error}): "
                           "choose another file with --output") from None
-    values, sizes = np.unique(labels, return_counts=True)
+    values, sizes = np.unique(labels[kept], return_counts=True)
     order = np.argsort(-sizes, kind="stable")
-    return Prediction(path, saved, documents.counts(),
+    return Prediction(path, clusterer, documents.counts(),
                       {int(values[i]): int(sizes[i]) for i in order})

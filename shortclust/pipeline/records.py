@@ -163,8 +163,15 @@ def upgrade_record(record: dict[str, Any]) -> dict[str, Any]:
 def package_versions() -> dict[str, str]:
     """Versions of shortclust, Python and the numeric libraries (numba only if installed).
 
-    Read from package metadata, so numba is not imported (and compiled) just to be named.
+    Read from package metadata, so numba is not imported (and compiled) just to be named;
+    read once per process (each look-up scans the installed packages' metadata, and every
+    run's record asks).
     """
+    return dict(_package_versions())
+
+
+@lru_cache(maxsize=1)
+def _package_versions() -> dict[str, str]:
     from shortclust import __version__
 
     versions = {"shortclust": __version__, "python": platform.python_version()}

@@ -288,3 +288,68 @@ def _save_atomically(path: Path, matrix: np.ndarray) -> None:
         atomic_write(path, lambda handle: np.save(handle, matrix, allow_pickle=False))
     except OSError:
         pass  # a cache that cannot be written only costs time
+
+
+# --------------------------------------------------------------------------------------------
+# embeddings of texts given in memory (shortclust.TextClusterer)
+
+
+def embed_texts(texts: list[str], progress: bool = False, console=None) -> np.ndarray:
+    """The MiniLM sentence embeddings of ``texts``, cached on disk by their checksum.
+
+    The cache entry is the one :func:`build_representation` uses for a corpus whose
+    documents have these texts, so a file embedded by ``shortclust run`` is not embedded
+    again by ``shortclust cluster --embeddings minilm``.
+
+    Raises
+    ------
+    ConfigError
+        Without the optional extra (``shortclust[embeddings]``).
+    """
+    from types import SimpleNamespace
+
+    from shortclust.representations.sentence import embed_sentences
+
+    texts = list(texts)
+    spec = RepresentationSpec(name="sentence_embeddings")
+    return _cached(SimpleNamespace(sha256=None), spec,
+                   lambda: embed_sentences(texts, batch_size=spec.batch_size,
+                                           progress=progress, console=console), texts)
+
+
+def embedding_identity(name: str) -> dict:
+    """What a model file records of the embeddings it was fitted on: the representation's
+    name, the package carrying the vectors and its version (the vectors are not saved:
+    the same package is used again to predict)."""
+    from importlib import metadata
+
+    if name == "sentence_embeddings":
+        from shortclust.representations.sentence import ENCODER_PACKAGE as package
+    else:
+        from shortclust.representations.glove import PACKAGE as package
+    try:
+        version = metadata.version(package)
+    except metadata.PackageNotFoundError:
+        version = None
+    return {"name": name, "package": package, "version": version}
+
+
+def check_embedding_identity(recorded: dict, where) -> None:
+    """Refuse (one line) a model whose embedding package is absent or of another version.
+
+    Raises
+    ------
+    ModelFileError
+    """
+    from shortclust.errors import ModelFileError
+
+    here = embedding_identity(recorded.get("name"))
+    if here["version"] is None:
+        raise ModelFileError(f"{where}: the model was fitted on {recorded.get('name')} from "
+                             f"{recorded.get('package')} {recorded.get('version')}, which is "
+                             "not installed here: pip install 'shortclust[embeddings]' (or "
+                             "[glove])")
+    if here["version"] != recorded.get("version"):
+        raise ModelFileError(f"{where}: the model was fitted on {recorded.get('package')} "
+                             f"{recorded.get('version')} but {here['version']} is installed, "
+                             "whose vectors differ: install that version, or fit again here")
