@@ -519,7 +519,7 @@ def stop_word_share(texts: Iterable[str], sample: int = 2000) -> float:
     stop words, whatever their case.
 
     >>> stop_word_share(["the cat of the house", "CATS AND DOGS"])
-    0.375
+    0.5
     """
     stop, total, hits = stop_words(), 0, 0
     for text in list(texts)[:sample]:
