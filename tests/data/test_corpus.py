@@ -170,15 +170,25 @@ RECORDS = [{"text": "Cars drive on roads", "label": "traffic", "time": "2013-01-
 
 
 def test_load_file_path_of_tokenised_text_defaults_to_no_preprocessing(tmp_path):
-    tokenised = [{**record, "text": record["text"].lower()} for record in RECORDS]
+    # Lowercase words without their stop words: tokenised upstream, nothing to remove.
+    stop = {"on", "a", "the", "and", "or"}
+    tokenised = [{**record, "text": " ".join(w for w in record["text"].lower().split()
+                                             if w not in stop)} for record in RECORDS]
     path = write_jsonl(tmp_path / "mine.jsonl", tokenised)
     loaded = load_corpus(str(path))
     assert loaded.name == "mine" and loaded.preprocess == "none"
-    assert {"cars", "the", "a"} <= set(loaded.vocabulary)  # nothing removed
+    assert {"cars", "car", "drive"} <= set(loaded.vocabulary)  # nothing removed
     assert loaded.sha256 == file_sha256(path) and loaded.source_path == path
     assert loaded.counts[1].nnz == 0
     assert loaded.label_names == ["traffic", "empty", "fruit"]
     assert loaded.times.dtype == np.dtype("datetime64[s]")
+
+
+def test_lowercase_text_full_of_stop_words_gets_them_removed(tmp_path):
+    lowered = [{**record, "text": record["text"].lower()} for record in RECORDS]
+    loaded = load_corpus(str(write_jsonl(tmp_path / "mine.jsonl", lowered)))
+    assert loaded.preprocess == "basic"
+    assert not {"the", "a", "on", "and", "or"} & set(loaded.vocabulary)
 
 
 def test_load_file_path_of_raw_text_defaults_to_basic(tmp_path):
