@@ -245,8 +245,8 @@ def claims_markdown(title: str, verdicts: list[tuple[Claim, Verdict]],
     lines += [f"- `{claim.key}`: {claim.evidence}" for claim, _ in verdicts]
     if exploratory:
         lines += ["", "**Exploratory (never in a headline)**", ""]
-        lines += [f"- `{e.file}`: {e.what}; up to {e.settings} settings tried per cell, each "
-                  "cell counted at whichever suits it, so it is a search, not a reproduction."
+        lines += [f"- `{e.file}`: {e.what}; up to {e.settings} settings tried per cell, "
+                  "chosen by looking at the results, so a search, not a reproduction."
                   for e in exploratory]
     lines += ["", f"Cells are compared by Welch's t-test over seeds (one-sample where one side "
               f"is deterministic), two-tailed at {ALPHA}: holds = every named cell (or the "

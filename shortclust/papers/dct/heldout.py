@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -84,6 +85,10 @@ def _synthetic_dataset(job):
     on where the checkout is: archived records then serve a fresh clone elsewhere.
     """
     root = job.project_path(".")
+    # Paths given relative to where the command ran must not move with the chdir below.
+    job.work_dir, job.results_dir = job.work_dir.resolve(), job.results_dir.resolve()
+    if job.data_dir is not None:
+        job.data_dir = Path(job.data_dir).resolve()
     path = job.work_dir / job.paper / SYNTHETIC_FILE
     synthetic.write_stream_file(path)
     with contextlib.chdir(root):
