@@ -17,7 +17,7 @@ Cells are compared by Welch's t-test from their mean, sample std and run count (
 of two methods start from their own random states, so they are not paired), by a
 one-sample t-test where one side is deterministic (one run), by their values where both
 are. :func:`write_claims` writes ``results/<paper>/claims.md`` and ``claims.csv``; the
-status table of every paper (:mod:`shortclust.experiments.status`) reads the CSVs.
+status table of every paper (:mod:`shortclust.pipeline.status`) reads the CSVs.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
-from shortclust.experiments.records import atomic_write_text
+from shortclust.pipeline.status import write_status
 
 #: Significance level of every test here.
 ALPHA = 0.05
@@ -303,10 +303,8 @@ def write_claims(job, title: str, claims: list[Claim], exploratory=(), footer: s
                  reproduced=(), agreement: Agreement | None = None):
     """Evaluate ``claims`` on ``results/<paper>/`` and write ``claims.md`` and ``.csv``.
 
-    Then the status of every paper (:func:`~shortclust.experiments.status.write_status`).
+    Then the status of every paper (:func:`~shortclust.pipeline.status.write_status`).
     """
-    from shortclust.experiments.status import write_status
-
     folder = job.results_dir / job.paper
     verdicts = evaluate_claims(folder, claims)
     job.collected += len(verdicts)  # measurements found: --no-fit rewrites these files
@@ -320,10 +318,3 @@ def write_claims(job, title: str, claims: list[Claim], exploratory=(), footer: s
     job.write_text("claims.csv", frame.to_csv(index=False))
     write_status(job)
     return verdicts
-
-
-def write_file(job, path: Path, text: str) -> None:
-    """A results file outside a paper's folder (the status), written atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, text)
-    job.written.append(path)

@@ -1,6 +1,6 @@
 """The status of every reproduced paper, generated from the papers' ``claims.csv``.
 
-Each paper's claims item (:func:`~shortclust.experiments.claims.write_claims`) writes
+Each paper's claims item (:func:`~shortclust.pipeline.claims.write_claims`) writes
 ``results/<paper>/claims.csv``: one row per claim (``kind`` = ``claim``), per table or
 figure (``kind`` = ``table``: regenerated, partial or absent, and why) and one for the
 cells that agree with the paper under the pre-declared setting (``kind`` =
@@ -14,6 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+
+from shortclust.pipeline.records import atomic_write_text
 
 #: The README's copy of ``results/status.md`` sits between these lines.
 BEGIN, END = "<!-- status: generated from results/status.md -->", "<!-- status end -->"
@@ -89,8 +91,6 @@ def readme(papers: dict[str, pd.DataFrame], table: str) -> str:
 
 def write_status(job) -> None:
     """``results/status.md`` and ``results/README.md`` from every paper's claims.csv."""
-    from shortclust.experiments.claims import write_file
-
     papers = _papers(job.results_dir)
     table = status_table(papers)
     write_file(job, Path(job.results_dir) / "status.md", table)
@@ -102,3 +102,10 @@ def readme_copy(text: str) -> str | None:
     if BEGIN not in text or END not in text:
         return None
     return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n") + "\n"
+
+
+def write_file(job, path: Path, text: str) -> None:
+    """A results file outside a paper's folder (the status), written atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, text)
+    job.written.append(path)

@@ -58,7 +58,7 @@ def synthetic_dataset(ic_gain=10.0, seed=0, runs=5):
 def test_ic_is_a_registered_paper_with_its_items():
     assert "ic" in paper_names()
     assert list(get_paper("ic").items) == ["hac_sd_ic", "hac_sd_gap", "table2", "table3", "table4", "table5",
-                                       "figure1", "figure2", "ablation", "sparse_vs_dense"]
+                                       "figure1", "figure2", "ablation", "sparse_vs_dense", "claims"]
 
 
 # --- transcription ----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from shortclust.papers.streams import reported, tables
 def test_streams_is_a_registered_paper_with_its_items():
     assert "streams" in paper_names()
     assert list(get_paper("streams").items) == ["table2", "table3", "table4", "figure1", "dims",
-                                                "cells"]
+                                                "cells", "claims"]
 
 
 def test_the_transcription_has_every_cell_of_tables_2_and_4():

@@ -7,7 +7,7 @@ test of the shipped settings on streams they were not chosen on.
 
 from __future__ import annotations
 
-from shortclust.experiments.claims import (
+from shortclust.pipeline.claims import (
     Agreement, Cell, Claim, Reproduced, Tables, Verdict, absent, compare, every,
     write_claims,
 )
@@ -125,6 +125,7 @@ def reproduced(tables) -> list[Reproduced]:
 
 
 def write(job) -> None:
+    """The paper's claims on the tables just written: claims.md, claims.csv, the status."""
     tables = Tables(job.results_dir / job.paper)
     write_claims(job, "DCT (Liang, Yilmaz & Kanoulas, KDD 2016)", CLAIMS,
                  reproduced=reproduced(tables),

@@ -10,8 +10,8 @@ the same configs, unchanged but for the dataset, preprocessing and batching, on:
 - a stream drawn from DCT's own generative process (:mod:`.synthetic`), once batched by its
   true time steps and once cut into 16 equal batches.
 
-Every stream and setting here was declared before any of these runs was fitted; nothing
-was chosen by looking at them. The table reports what the runs give, wherever DCT stands.
+Every stream and setting here was fixed before these runs were fitted; nothing was chosen
+by looking at them. The table reports what the runs give, wherever DCT stands.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pandas as pd
 
 from shortclust.data.registry import dataset_present
 from shortclust.evaluation.stats import format_mean_std, stat_row, welch_t_test
-from shortclust.experiments.reproduce import markdown_table, metric_values, provenance_line
+from shortclust.pipeline.reproduce import markdown_table, metric_values, provenance_line
 from shortclust.papers.dct import synthetic
 
 CONFIGS = "configs/papers/dct"
@@ -165,7 +165,8 @@ def write_heldout(job, results: dict) -> None:
         + ", ".join(f"{k} {v}" for k, v in synthetic.SYNTHETIC.items())
         + ") is drawn from DCT's generative process and batched once by its true steps "
         "(one batch per step) and once into 16 equal batches (which cut across the steps). "
-        "All of these streams and settings were declared before any run here was fitted. "
+        "The streams, their batching and every setting were fixed before these runs were "
+        "fitted and not changed after seeing them. "
         "DMM: the DCT paper's static DMM baseline (GSDMM through the steps, Z = 300, 10 "
         "sweeps a step); incremental GSDMM: GSDMM's partial_fit with the GSDMM paper's "
         "settings (K = 500, 30 iterations, 2 sweeps a later batch). The CrisisLexT26 runs are "

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from shortclust.experiments.records import atomic_write_text
+from shortclust.pipeline.records import atomic_write_text
 
 #: The held-out synthetic stream, declared before any fit: 12 true steps of 250 documents
 #: of 8 words, 20 topics over 2000 words. 12 steps, so that 16 equal batches cut across

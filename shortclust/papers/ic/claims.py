@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from shortclust.experiments.claims import (
+from shortclust.pipeline.claims import (
     ALPHA, Agreement, Cell, Claim, Comparison, Exploratory, Reproduced, Tables, Verdict,
     absent, compare, count, every,
 )
@@ -147,7 +147,8 @@ REPRODUCED = [
 
 
 def write(job) -> None:
-    from shortclust.experiments.claims import write_claims
+    """The paper's claims on the tables just written: claims.md, claims.csv, the status."""
+    from shortclust.pipeline.claims import write_claims
 
     tables = Tables(job.results_dir / job.paper)
     write_claims(job, "Iterative classification (Rakib et al.)", CLAIMS, exploratory(tables),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shortclust.experiments.claims import (
+from shortclust.pipeline.claims import (
     Agreement, Cell, Claim, Reproduced, Tables, Verdict, absent, compare, every,
     write_claims,
 )
@@ -99,6 +99,7 @@ REPRODUCED = [
 
 
 def write(job) -> None:
+    """The paper's claims on the tables just written: claims.md, claims.csv, the status."""
     tables = Tables(job.results_dir / job.paper)
     write_claims(job, "Ncut-weighted NMF (Yan et al., CIKM 2012)", CLAIMS,
                  reproduced=REPRODUCED,

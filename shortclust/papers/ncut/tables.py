@@ -106,6 +106,8 @@ def write_figure3(job, frame: pd.DataFrame, k_grid: list[int], true_ks: dict[str
         "spread); `claim.md` lists every K where NMF+nc is below a baseline:",
         *claim_lines(checks, losses=False), "",
         "**The other statements, on ours:**", *secondary, "",
+        "Metrics as computed: purity (each cluster mapped to its majority class), NMI "
+        "(arithmetic normalisation, scikit-learn's default), ARI.",
         "Figures: " + ", ".join(f"`figure3_{d}.png`" for d in datasets) + ".",
         provenance_line(job, _runs_footer(frame)),
     ]) + "\n"

@@ -6,7 +6,7 @@ streams (MStream-News-T, CrisisLexT26) are in the tables but not in these verdic
 
 from __future__ import annotations
 
-from shortclust.experiments.claims import (
+from shortclust.pipeline.claims import (
     Agreement, Cell, Claim, Exploratory, Reproduced, Tables, Verdict, absent, compare, every,
     most, write_claims,
 )
@@ -139,6 +139,7 @@ REPRODUCED = [
 
 
 def write(job) -> None:
+    """The paper's claims on the tables just written: claims.md, claims.csv, the status."""
     tables = Tables(job.results_dir / job.paper)
     write_claims(job, "Banerjee & Basu (SDM 2007)", CLAIMS, exploratory(tables),
                  reproduced=REPRODUCED, agreement=agreement(tables))

@@ -16,6 +16,7 @@ from shortclust.models.dmm import _dct_kernels as kernels
 from shortclust.models.dmm._common import doc_arrays, zero_stats
 from shortclust.models.dmm.dct import DCT
 from shortclust.models.dmm.gsdmm import GSDMM
+from shortclust.papers.dct.synthetic import dct_stream
 
 
 def random_counts(rng, n_docs, n_words, mean_length=4.0):
@@ -268,29 +269,7 @@ def test_long_term_model_with_identical_past_steps_is_the_short_term_model():
 
 # --- a stream generated as DCT assumes ------------------------------------------------------
 
-def dct_stream(seed, n_steps=8, n_topics=5, n_words=120, docs_per_step=40, length=8,
-               persistence=(30.0, 300.0)):
-    """Documents drawn from DCT's generative process (Section 4.2, steps i-iii).
-
-    Time 0 is uniform; the first step's precisions are small (the topics take shape), the
-    later ones large (the topics drift around the previous step). Returns the batches, each
-    step's labels and each step's true Theta_t.
-    """
-    rng = np.random.default_rng(seed)
-    theta = np.full(n_topics, 1.0 / n_topics)
-    phi = np.full((n_topics, n_words), 1.0 / n_words)
-    batches, labels, thetas = [], [], []
-    for step in range(n_steps):
-        alpha, beta = (n_topics, 0.1 * n_words) if step == 0 else persistence
-        theta = rng.dirichlet(alpha * theta + 1e-12)
-        phi = np.array([rng.dirichlet(beta * row + 1e-12) for row in phi])
-        z = rng.choice(n_topics, size=docs_per_step, p=theta)
-        rows = np.array([rng.multinomial(length, phi[k]) for k in z])
-        batches.append(sp.csr_matrix(rows))
-        labels.append(z)
-        thetas.append(theta)
-    return batches, labels, thetas
-
+# dct_stream (the package's generator) draws the held-out stream table's synthetic stream too.
 
 def proportion_error(true_theta, true_labels, estimated_theta, estimated_labels):
     """L1 distance between the true Theta_t and the estimate, topics matched by the
