@@ -5,8 +5,7 @@ Each item runs the stream configs under ``configs/papers/dct/`` and writes
 what they run, :mod:`.tables` what they write.
 """
 
-from shortclust.papers.dct import claims
-from shortclust.papers.dct.heldout import heldout
+from shortclust.papers.dct import claims, heldout
 from shortclust.papers.dct.plan import ITEMS
 from shortclust.papers.registry import Paper
 
@@ -15,5 +14,5 @@ PAPER = Paper(
     title="Liang, Yilmaz & Kanoulas, KDD 2016: dynamic clustering of short-text streams "
           "(DCT; clustering, perplexity and retrieval on labelled streams)",
     # The claims come last: they read the tables the other items have just written.
-    items={**ITEMS, "heldout": heldout, "claims": claims.write},
+    items={**ITEMS, "heldout": heldout.heldout, "claims": claims.write},
 )
