@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from shortclust.pipeline.plan import Plan, PlannedRun, StreamPlan
+from shortclust.pipeline.resources import FitResources
 
 #: Documents a warm-up fit uses (twice over for a stream: a fit, then one more batch).
 WARM_UP_DOCS = 32
@@ -155,11 +156,12 @@ class RunContext:
             from shortclust.pipeline.stream import fit_stream
 
             return fit_stream(self, run, callback)
-        model, fit_seconds = self.fit_whole(run, callback)
+        with FitResources() as cost:
+            model, fit_seconds = self.fit_whole(run, callback)
         labels = fitted_labels(model, self.features.shape[0])
         fields = {"metrics": self.score(labels), "n_clusters": n_clusters_of(model, labels),
                   "n_iter": _optional_int(getattr(model, "n_iter_", None)),
-                  "fit_seconds": fit_seconds}
+                  "fit_seconds": fit_seconds, **cost.fields()}
         return self.outcome(model, labels, fields)
 
     def outcome(self, model, labels, fields: dict[str, Any]) -> Outcome:

@@ -21,7 +21,9 @@ Output (besides ``summary.csv``/``.md`` of the final cumulative metrics):
   ``start``/``end`` are the time window ``[start, end)`` for time batching, else the times
   of the batch's first and last documents, or their stream positions without times;
   ``one_class: true`` when the batch's documents hold one class) and ``batch_fit`` (the
-  ordinary fit's ``metrics``, ``n_clusters``, ``fit_seconds``);
+  ordinary fit's ``metrics``, ``n_clusters``, ``fit_seconds``), and ``fit_cpu_seconds`` /
+  ``fit_peak_mb``, the CPU time and peak memory of the stream's batches (their scoring
+  included; :mod:`.resources`);
 * ``labels/<run_id>.txt``: the stream's labels, in the corpus's document order;
 * ``stream.csv``: per batch, mean and std over seeds of every series;
 * ``stream.png``: per-batch NMI over the stream, mean ± std over seeds, beside the
@@ -50,6 +52,7 @@ import pandas as pd
 
 from shortclust.evaluation.metrics import in_metric_order
 from shortclust.pipeline.records import atomic_write_text
+from shortclust.pipeline.resources import FitResources
 
 STREAM_CSV = "stream.csv"
 STREAM_PNG = "stream.png"
@@ -86,7 +89,8 @@ def fit_stream(context, run, callback):
         The stream's labels in document order, and the record's fields.
     """
     stream = context.stream
-    model, entries = _stream_batches(context, run, callback)
+    with FitResources() as cost:  # the stream's own cost, not the comparison fit's
+        model, entries = _stream_batches(context, run, callback)
     reference, reference_seconds = context.fit_whole(run)  # the batch fit, for comparison
     for batch, entry in zip(stream.batches, entries):
         rows = stream.order[batch.start:batch.stop]
@@ -97,7 +101,7 @@ def fit_stream(context, run, callback):
     fields = {
         "metrics": context.score(labels), "n_clusters": int(model.n_clusters_),
         "n_iter": sum(entry["n_iter"] for entry in entries),
-        "fit_seconds": sum(entry["seconds"] for entry in entries),
+        "fit_seconds": sum(entry["seconds"] for entry in entries), **cost.fields(),
         "stream": stream.spec.as_record(), "batches": entries,
         "batch_fit": {"metrics": context.score(reference.labels_),
                       "n_clusters": int(reference.n_clusters_),
