@@ -32,6 +32,10 @@ _MODELS = {
     "ncut_nmf": ("shortclust.models.nmf.ncut_nmf", "NMFClustering"),
     "rlsi": ("shortclust.models.nmf.rlsi", "RLSI"),
     "lda": ("shortclust.models.lda.lda", "LDA"),
+    # Modern baselines on document vectors (not in the papers); BERTopic needs the extra
+    # `bench` when fitted, not to be named.
+    "hdbscan": ("shortclust.models.modern.hdbscan_model", "HDBSCAN"),
+    "bertopic": ("shortclust.models.modern.bertopic_model", "BERTopic"),
 }
 
 

@@ -36,6 +36,9 @@ FAKES = {
     "fake_vector_stream": fakes.register_fake_vector_stream_model,
 }
 NAMES = model_names() + sorted(FAKES)
+#: Models whose library is an optional extra (`bench`): their checks are slow (UMAP compiles
+#: on first use) and skipped where the library is not installed.
+OPTIONAL = {"bertopic": "bertopic"}
 
 DOCS = [
     "apple banana fruit", "banana fruit salad", "apple pie fruit", "fruit juice apple",
@@ -56,9 +59,12 @@ QUICK = {"n_clusters": 3, "max_iter": 3, "n_init": 2, "batch_fraction": 0.5}
 BAD = "<not a valid value>"
 
 
-@pytest.fixture(params=NAMES)
+@pytest.fixture(params=[pytest.param(name, marks=pytest.mark.slow) if name in OPTIONAL
+                        else name for name in NAMES])
 def model_name(request, monkeypatch):
     """Each registered model's name, and each fake model's (registered for the test)."""
+    if request.param in OPTIONAL:
+        pytest.importorskip(OPTIONAL[request.param])
     if request.param in FAKES:
         FAKES[request.param](monkeypatch)
     return request.param
