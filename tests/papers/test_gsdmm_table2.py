@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from shortclust.config import load_config
+from shortclust.pipeline.modern import MODERN
 from shortclust.pipeline.reproduce import Reproduction
 from shortclust.papers.gsdmm import plan
 from shortclust.papers.gsdmm.kmeans_gap import (COMPARED, COMPARED_WITH, KMEANS_COUNTS,
@@ -108,16 +109,23 @@ def test_table2_runs_kmeans_on_raw_counts_with_the_true_k(monkeypatch):
     calls = []
 
     class Job:
+        paper, fit = "gsdmm", False
+
         def run(self, path, tag, dataset, overrides=()):
             calls.append((Path(path).name, tag, dataset, list(overrides)))
             return []
+
+        def say(self, message):
+            pass
 
     monkeypatch.setattr(plan.tables, "write_table2", lambda job, found: calls.append(found))
     plan.table2(Job())
     *runs, found = calls
     assert ("kmeans_counts.yaml", "kmeans_counts_GoogleNews-S", "GoogleNews-S",
             [f"model.params.n_clusters={TRUE_K['GoogleNews-S']}"]) in runs
-    assert list(found["GoogleNews-TS"]) == ["GSDMM", "K-means", KMEANS_COUNTS]
+    assert list(found["GoogleNews-TS"]) == ["GSDMM", "K-means", KMEANS_COUNTS, *MODERN]
+    assert ("minilm_kmeans.yaml", "modern_minilm_kmeans_GoogleNews-T", "GoogleNews-T",
+            [f"model.params.n_clusters={TRUE_K['GoogleNews-T']}", "preprocess=none"]) in runs
     assert set(COMPARED_WITH) <= set(VECTORS)
 
 

@@ -20,7 +20,8 @@ PAPER_TEXT = sorted((REPO.parent / "shared" / "papers").glob("001_*.txt"))
 
 def test_registered_with_every_item():
     assert list(get_paper("ncut").items) == [*plan.ITEMS, "claims"]
-    assert list(plan.ITEMS) == ["table1", "table2", "table3", "figure3", "true_k", "lambda"]
+    assert list(plan.ITEMS) == ["table1", "figures1_2", "table2", "table3", "figure3",
+                                "true_k", "lambda"]
 
 
 def test_six_methods_each_with_a_config():

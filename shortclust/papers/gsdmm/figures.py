@@ -26,9 +26,9 @@ def figure_title(figure_name: str) -> str:
 def bar_chart(frame: pd.DataFrame, path) -> None:
     """Figure 2: Table 2's five metrics per model on Tweet, mean ± std bars."""
     figure, (axis,) = panel_figure(1, size=7.5, margin=1.3)
-    models = list(dict.fromkeys(frame["model"]))
+    shown = frame[frame["metric"].isin(TABLE2_METRICS)].dropna(subset=["mean"])
+    models = list(dict.fromkeys(shown["model"]))  # a model not run yet has no bars
     width = 0.8 / len(models)
-    shown = frame[frame["metric"].isin(TABLE2_METRICS)]
     for i, model in enumerate(models):
         part = shown[shown["model"] == model]
         positions = [j + (i - (len(models) - 1) / 2) * width for j in range(len(part))]

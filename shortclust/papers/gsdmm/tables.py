@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from shortclust.evaluation.stats import format_mean_std, mean, mean_std_text, stat_row
+from shortclust.pipeline.modern import NOTE as MODERN_NOTE
 from shortclust.pipeline.reproduce import (
     counts_text, markdown_table, metric_values, provenance_line,
 )
@@ -67,7 +68,8 @@ def write_table2(job, results: dict[str, dict[str, list[dict]]]) -> None:
         "normalisation); the scikit-learn of 2014 that the paper used normalised by the larger "
         "entropy, recomputed from the same labels as 'AMI (max)', the row to compare with the "
         "paper's AMI. Our K-means is scikit-learn's, which stops when the assignment is stable "
-        "or the centres move less than tol (it has no relative-objective rule).",
+        "or the centres move less than tol (it has no relative-objective rule). "
+        + MODERN_NOTE,
         provenance_line(job, run_counts(csv_rows)),
     ]) + "\n"
     job.write_table("table2", frame, text)
@@ -94,7 +96,8 @@ def table2_csv(dataset, metric, ours) -> list[dict]:
     """One row per model of ours, with the paper's numbers for it (or for its stand-in)."""
     rows = []
     for model, records in ours.items():
-        column = TABLE2_PAPER[dataset][COMPARED_WITH.get(model, model)]
+        # Our models without a paper column (the modern baselines) have no reported numbers.
+        column = TABLE2_PAPER[dataset].get(COMPARED_WITH.get(model, model), {})
         reported = column.get(_reported_metric(metric), (None, None))
         rows.append({**model_stat_row(model, metric, records, dataset=dataset),
                      "paper_mean": reported[0], "paper_std": reported[1]})
@@ -139,7 +142,7 @@ def write_figure2(job, ours: dict[str, list[dict]]) -> None:
         "K-means and HAC use TF-IDF vectors and the true K = 89. The paper does not name its "
         "HAC linkage; it used scikit-learn, whose only hierarchical clusterer in early 2014 "
         "was Ward linkage (Euclidean), so that is 'HAC Ward'; 'HAC average' is average linkage on "
-        "cosine distances. Both are deterministic.",
+        "cosine distances. Both are deterministic. " + MODERN_NOTE,
         provenance_line(job, run_counts(frame.to_dict("records"))),
     ]) + "\n"
     job.write_table("figure2", frame, text)

@@ -5,11 +5,14 @@ ablation, each a function of a reproduction job. What they run (configs, tags) i
 
 from __future__ import annotations
 
+import pandas as pd
+
+from shortclust.pipeline.modern import modern_section, run_modern
 from shortclust.pipeline.reproduce import provenance_line
 from shortclust.papers.ic import figures, tables
 from shortclust.papers.ic.ablation import ablation
 from shortclust.papers.ic.hac_sd_gap import hac_sd_gap
-from shortclust.papers.ic.reported import FIGURE_DATASETS, FIGURE_GRIDS, TABLES
+from shortclust.papers.ic.reported import DATASETS, FIGURE_DATASETS, FIGURE_GRIDS, TABLES
 from shortclust.papers.ic.runs import (
     present_datasets, run_dataset, run_figure_grid, run_method, totals, records_of,
 )
@@ -40,8 +43,14 @@ def table_item(name: str):
         present = present_datasets(job, datasets)
         by_representation = {rep: {d: run_dataset(job, d, rep) for d in present}
                              for rep in REPRESENTATIONS}
-        table = tables.build_tables(name, by_representation, provenance_line(job))
-        job.write_table(name, table.frame, table.markdown)
+        modern = {d: run_modern(job, d, DATASETS[d][1]) for d in present}
+        section, modern_rows = modern_section(modern, [metric], scale=100, digits=2)
+        table = tables.build_tables(name, by_representation,
+                                    section + "\n" + provenance_line(job))
+        frame = pd.concat([table.frame, pd.DataFrame(modern_rows).rename(
+            columns={"method": "row"}).assign(
+            representation="MiniLM (modern baselines, not in paper)")], ignore_index=True)
+        job.write_table(name, frame, table.markdown)
         return totals([records_of(r) for r in by_representation.values()])
 
     metric, datasets, number = TABLES[name]

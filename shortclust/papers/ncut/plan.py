@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from shortclust.data.registry import dataset_present
+from shortclust.pipeline.modern import run_modern
 from shortclust.papers.ncut import tables
 from shortclust.papers.ncut.reported import METHODS
 from shortclust.papers.ncut.timing import fit_time_row, record_fit_times
@@ -112,6 +113,20 @@ def figure3(job) -> None:
     _fit_times(job, "figure3", runs)
 
 
+def figures1_2(job) -> None:
+    """Figures 1 and 2: the tf and idf distributions, and the Ncut weights', on Tweet."""
+    from shortclust.data import load_corpus
+    from shortclust.papers.ncut import distributions
+
+    if not dataset_present(distributions.DATASET, job.data_dir):
+        job.say(f"{job.paper}: {distributions.DATASET} is not here: figures 1-2 not drawn")
+        return
+    raw = load_corpus(distributions.DATASET, preprocess=distributions.FIGURE1_PREPROCESS,
+                      data_dir=job.data_dir)
+    distributions.write_figures(job, raw, load_ncut_corpus(distributions.DATASET,
+                                                           job.data_dir))
+
+
 def true_k_table(job) -> None:
     """Every method at the true K on every labelled dataset present (mean ± std)."""
     datasets = present(job, TRUE_K_SETS)
@@ -123,7 +138,9 @@ def true_k_table(job) -> None:
             method: job.run(config_path(method), f"{config}_{dataset}", dataset,
                             [f"model.params.n_clusters={k}"])
             for method, config in METHOD_CONFIGS.items()}
-    tables.write_true_k(job, results, [d for d in TRUE_K_SETS if d not in datasets], data)
+    modern = {dataset: run_modern(job, dataset, k, "ncut") for dataset, k in results}
+    tables.write_true_k(job, results, [d for d in TRUE_K_SETS if d not in datasets], data,
+                        modern)
     _fit_times(job, "true_k", {(dataset, method): records
                                for (dataset, _), by_method in results.items()
                                for method, records in by_method.items()})
@@ -148,6 +165,7 @@ def lambda_sweep(job) -> None:
 
 ITEMS = {
     "table1": table1,
+    "figures1_2": figures1_2,
     "table2": table2,
     "table3": table3,
     "figure3": figure3,

@@ -142,12 +142,17 @@ def figure_markdown(frame: pd.DataFrame, k_grid: list[int]) -> str:
 
 
 def write_true_k(job, results: dict[tuple[str, int], dict[str, list[dict]]],
-                 missing: list[str], data: dict[str, dict] | None = None) -> None:
+                 missing: list[str], data: dict[str, dict] | None = None,
+                 modern: dict[str, dict[str, list[dict]]] | None = None) -> None:
     """Every method at the true K, from ``{(dataset, K): {method: records}}``.
 
     ``data`` gives each dataset's ``docs``, ``words`` and ``classes`` after the paper's
-    preprocessing, set beside the claim's losses.
+    preprocessing, set beside the claim's losses; ``modern`` the modern baselines'
+    records (:func:`~shortclust.pipeline.modern.run_modern`), shown as extra rows.
     """
+    from shortclust.pipeline.modern import modern_section
+
+    section, modern_rows = modern_section(modern or {}, list(METRICS))
     rows, csv_rows = [], []
     for (dataset, k), by_method in results.items():
         for metric in METRICS:
@@ -169,9 +174,11 @@ def write_true_k(job, results: dict[tuple[str, int], dict[str, list[dict]]],
         "p-values whether the ten seeds separate them, the size columns what the sets "
         "differ in.",
         f"Not present: {', '.join(missing)}." if missing else "All listed datasets present.",
+        "", section,
         provenance_line(job, _runs_footer(frame)),
     ]) + "\n"
-    job.write_table("true_k", frame, text)
+    job.write_table("true_k", pd.concat([frame, pd.DataFrame(modern_rows)], ignore_index=True)
+                    if modern_rows else frame, text)
 
 
 def write_lambda(job, frame: pd.DataFrame, lambdas: list[float]) -> None:
