@@ -332,11 +332,15 @@ class TunedResult:
         Metric -> mean over the queries.
     chosen : list of int
         The grid point chosen on each (repeat, fold), in order.
+    tests : list of ndarray
+        The test queries of each (repeat, fold), in the same order: the chosen setting's
+        values of these queries make up ``per_query``.
     """
 
     per_query: np.ndarray
     mean: dict
     chosen: list
+    tests: list = field(default_factory=list)
 
 
 def split_protocol(table, *, select="map", n_repeats=10, seed=0, n_folds=10,
@@ -371,7 +375,7 @@ def split_protocol(table, *, select="map", n_repeats=10, seed=0, n_folds=10,
     key = RANKING_METRICS.index(select)
     rng = np.random.default_rng(seed)
     sums = np.zeros(table.shape[1:])
-    chosen = []
+    chosen, tests = [], []
     for _ in range(n_repeats):
         folds = np.array_split(rng.permutation(n_queries), n_folds)
         for f, test in enumerate(folds):
@@ -379,11 +383,12 @@ def split_protocol(table, *, select="map", n_repeats=10, seed=0, n_folds=10,
                                          for k in range(n_validation_folds)])
             best = int(np.argmax(table[:, validation, key].mean(axis=1)))  # first of ties
             chosen.append(best)
+            tests.append(test)
             sums[test] += table[best, test]
     per_query = sums / n_repeats
     return TunedResult(per_query=per_query,
                        mean=dict(zip(RANKING_METRICS, map(float, per_query.mean(axis=0)))),
-                       chosen=chosen)
+                       chosen=chosen, tests=tests)
 
 
 def cluster_word_distributions(counts, labels, n_clusters=None, beta=0.01) -> np.ndarray:

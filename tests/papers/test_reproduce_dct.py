@@ -13,8 +13,8 @@ from shortclust.papers.registry import get_paper
 
 def test_dct_is_a_registered_paper_with_its_items():
     assert list(get_paper("dct").items) == ["clustering", "perplexity", "retrieval",
-                                            "dependency", "lambda", "topics", "heldout",
-                                            "claims"]
+                                            "dependency", "lambda", "topics", "figures2_3",
+                                            "heldout", "claims"]
 
 
 def test_table2_transcription_keeps_the_papers_order_in_every_column():

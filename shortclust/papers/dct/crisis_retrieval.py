@@ -46,7 +46,8 @@ from shortclust.evaluation.retrieval import (Collection, Query, SmoothingGrid, a
                                              split_protocol)
 
 __all__ = ["HAZARD_EVENTS", "event_query_text", "crisis_queries", "cutoff_positions",
-           "perfect_clusters", "random_clusters", "answerable", "retrieval_table", "run_crisis_retrieval",
+           "perfect_clusters", "random_clusters", "answerable", "cutoff_tables", "retrieval_table",
+           "run_crisis_retrieval",
            "ClusterSource"]
 
 #: Events of each hazard type. After Olteanu et al. (CSCW 2015), who type the events: the
@@ -153,6 +154,26 @@ def _hard_clusters(corpus, labels, n_clusters) -> ClusterSource:
     return source
 
 
+def cutoff_tables(corpus, specs, clusters: ClusterSource | None, smoothings, n_cutoffs=5,
+                  depth=1000):
+    """Each query's metrics per setting at each cutoff, in stream order.
+
+    Yields
+    ------
+    ndarray of shape (n_settings, n_queries, n_metrics)
+        One per cutoff; NaN for a query without a relevant document yet.
+    """
+    labels = np.asarray(corpus.label_names, dtype=object)[corpus.labels]
+    for index, n in enumerate(cutoff_positions(corpus.n_docs, n_cutoffs)):
+        model = clusters(index, n) if clusters is not None else None
+        doc_topic, topic_word = model if model is not None else (None, None)
+        collection = Collection(corpus.counts[:n], corpus.vocabulary, doc_topic=doc_topic,
+                                topic_word=topic_word, ages=_ages(corpus, n))
+        queries = [Query(s.name, s.tokens, np.isin(labels[:n], s.relevant_labels))
+                   for s in specs]
+        yield grid_metrics(collection, queries, smoothings, depth=depth)
+
+
 def retrieval_table(corpus, specs, clusters: ClusterSource | None, smoothings,
                     n_cutoffs=5, depth=1000) -> np.ndarray:
     """Each query's metrics per setting, averaged over the cutoffs where it counts.
@@ -162,17 +183,9 @@ def retrieval_table(corpus, specs, clusters: ClusterSource | None, smoothings,
     ndarray of shape (n_settings, n_queries, n_metrics)
         NaN for a query that never has a relevant document.
     """
-    labels = np.asarray(corpus.label_names, dtype=object)[corpus.labels]
     total = np.zeros((len(smoothings), len(specs), len(RANKING_METRICS)))
     counted = np.zeros(len(specs))
-    for index, n in enumerate(cutoff_positions(corpus.n_docs, n_cutoffs)):
-        model = clusters(index, n) if clusters is not None else None
-        doc_topic, topic_word = model if model is not None else (None, None)
-        collection = Collection(corpus.counts[:n], corpus.vocabulary, doc_topic=doc_topic,
-                                topic_word=topic_word, ages=_ages(corpus, n))
-        queries = [Query(s.name, s.tokens, np.isin(labels[:n], s.relevant_labels))
-                   for s in specs]
-        table = grid_metrics(collection, queries, smoothings, depth=depth)
+    for table in cutoff_tables(corpus, specs, clusters, smoothings, n_cutoffs, depth):
         present = ~np.isnan(table[0, :, 0])
         total[:, present] += table[:, present]
         counted += present

@@ -135,5 +135,18 @@ def topics(job) -> None:
         job.say(f"{job.paper}: {DATASET} is not in the data directory: topics not run")
 
 
+def retrieval_figures(job) -> None:
+    """Figures 2 and 3's analogues: retrieval per cutoff day (heat maps) and per query
+    (DCT minus TTM) on CrisisLexT26."""
+    from shortclust.papers.dct.retrieval import DATASET
+    from shortclust.papers.dct.retrieval_detail import detail
+
+    if dataset_present(DATASET, job.data_dir):
+        detail(job, retrieval_models(job))
+    else:
+        job.say(f"{job.paper}: {DATASET} is not in the data directory: figures 2-3 not run")
+
+
 ITEMS = {"clustering": clustering, "perplexity": perplexity, "retrieval": retrieval,
-         "dependency": dependency, "lambda": lambdas, "topics": topics}
+         "dependency": dependency, "lambda": lambdas, "topics": topics,
+         "figures2_3": retrieval_figures}

@@ -88,20 +88,26 @@ def crisis_corpus(job):
     return corpus
 
 
-def measure(job, corpus, models: dict, method: str, seed: int) -> dict:
-    """Tuned retrieval of one method (a model of ``models`` or a reference) and seed."""
-    from shortclust.papers.dct.crisis_retrieval import (perfect_clusters, random_clusters,
-                                                         run_crisis_retrieval)
+def method_clusters(corpus, models: dict, method: str, seed: int):
+    """The ClusterSource of a method: a model of ``models`` streamed with ``seed``, a
+    reference (random or perfect clusters), or None for plain query likelihood (LM)."""
+    from shortclust.papers.dct.crisis_retrieval import perfect_clusters, random_clusters
 
     if method == "LM":
-        clusters = None
-    elif method == "perfect clusters":
-        clusters = perfect_clusters(corpus)
-    elif method == "random clusters":
-        clusters = random_clusters(corpus, len(corpus.label_names), seed)
-    else:
-        model_class, params = models[method]
-        clusters = model_clusters(model_class(**params, random_state=seed), corpus.counts)
+        return None
+    if method == "perfect clusters":
+        return perfect_clusters(corpus)
+    if method == "random clusters":
+        return random_clusters(corpus, len(corpus.label_names), seed)
+    model_class, params = models[method]
+    return model_clusters(model_class(**params, random_state=seed), corpus.counts)
+
+
+def measure(job, corpus, models: dict, method: str, seed: int) -> dict:
+    """Tuned retrieval of one method (a model of ``models`` or a reference) and seed."""
+    from shortclust.papers.dct.crisis_retrieval import run_crisis_retrieval
+
+    clusters = method_clusters(corpus, models, method, seed)
     job.say(f"{job.paper}: retrieval {method} (seed {seed})")
     result = run_crisis_retrieval(corpus, {method: clusters}, n_cutoffs=N_CUTOFFS,
                                   out=io.StringIO())[method]
@@ -231,4 +237,4 @@ def verdict_lines(frame: pd.DataFrame) -> list[str]:
 
 
 __all__ = ["retrieval", "archived", "measure", "build_table", "step_bounds", "model_clusters",
-           "summarise_metrics"]
+           "method_clusters", "summarise_metrics"]
