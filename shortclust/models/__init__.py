@@ -52,9 +52,12 @@ _SOURCES = {
     "hac_sd": "Rakib et al. (IC paper)", "hac_knn": "Rakib et al. (IC paper)",
     "hac_ward": "Rakib et al. (IC paper)", "kmeans_minus": "Rakib et al. (IC paper)",
     "iterative_classification": "Rakib et al. (IC paper)",
+    "hdbscan": "modern baseline (scikit-learn's HDBSCAN; not in the papers)",
+    "bertopic": "modern baseline (BERTopic 0.17, extra bench; not in the papers)",
 }
 # name -> how the model settles the number of clusters, where it does so itself.
-_FINDS_K = {"gsdmm": "yes, up to n_clusters", "gsdpmm": "yes"}
+_FINDS_K = {"gsdmm": "yes, up to n_clusters", "gsdpmm": "yes", "hdbscan": "yes",
+            "bertopic": "yes, unless n_clusters"}
 
 
 def model_names():

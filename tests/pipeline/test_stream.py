@@ -298,7 +298,8 @@ def test_two_workers_give_the_same_stream_labels_as_one_process(tmp_path):
         run_id = record["run_id"]
         assert (RecordStore(tmp_path / "two").read_labels(run_id)
                 == RecordStore(tmp_path / "one").read_labels(run_id))
-    timing = ("fit_seconds", "timestamp", "batches", "batch_fit")
+    timing = ("fit_seconds", "fit_cpu_seconds", "fit_peak_mb", "timestamp", "batches",
+              "batch_fit")
     strip = [{k: v for k, v in r.items() if k not in timing} for r in two.records]
     assert strip == [{k: v for k, v in r.items() if k not in timing} for r in one.records]
     series = [[{k: v for k, v in b.items() if k != "seconds"} for b in r["batches"]]

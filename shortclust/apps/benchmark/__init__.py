@@ -57,9 +57,12 @@ class BenchmarkJob:
     _true_k: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        from shortclust.pipeline.reproduce import project_root
+        from shortclust.pipeline.reproduce import is_checkout, project_root
 
         self.root = Path(self.root) if self.root is not None else project_root()
+        if not is_checkout(self.root) and (self.results_dir is None or self.work_dir is None):
+            raise ConfigError("an installed shortclust ships the suites and archives, not a "
+                              "place to write: give --results DIR and --work-dir DIR")
         self.results_dir = Path(self.results_dir or self.root / "results") / PAPER_NAME
         self.work_dir = Path(self.work_dir or self.root / "runs") / PAPER_NAME
 
