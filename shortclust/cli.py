@@ -18,6 +18,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
+from shortclust.apps.benchmark import command as bench
 from shortclust.errors import (
     ShortclustError, interrupt_exit_code, raise_terminated, show_warnings_on_one_line,
 )
@@ -456,52 +457,18 @@ def reproduce(
 
 
 @app.command()
-def benchmark(
-    only: Annotated[Optional[str], typer.Option(
-        "--only", metavar="SUITE,...",
-        help="Run only these suites (configs/benchmark/<suite>.yaml; e.g. quick). Default: "
-             "every suite.")] = None,
-    models: Annotated[Optional[str], typer.Option(
-        "--models", metavar="NAME,...",
-        help="Fit only these declared models (configs/benchmark/models.yaml); the tables "
-             "still show every cell recorded.")] = None,
-    runs: RunsOption = None,
-    no_fit: Annotated[bool, typer.Option(
-        "--no-fit", help="Fit nothing: rebuild the leaderboards from the archived records "
-                         "(results/benchmark/records/).")] = False,
-    results: Annotated[Optional[Path], typer.Option(
-        "--results", help="Parent of benchmark/ (default: results/ of the checkout).")] = None,
-    work_dir: Annotated[Optional[Path], typer.Option(
-        "--work-dir", help="Parent of benchmark/ run folders (default: runs/ of the "
-                           "checkout).")] = None,
-    data_dir: DataDirOption = None,
-    quiet: QuietOption = False,
-    jobs: JobsOption = 1,
-    cluster: ClusterOption = None,
-) -> None:
+def benchmark(only: bench.OnlyOption = None, models: bench.ModelsOption = None,
+              runs: RunsOption = None, no_fit: bench.NoFitOption = False,
+              results: bench.ResultsOption = None, work_dir: bench.WorkDirOption = None,
+              data_dir: DataDirOption = None, quiet: QuietOption = False, jobs: JobsOption = 1,
+              cluster: ClusterOption = None) -> None:
     """Every declared model on every dataset of a suite: leaderboards per dataset, mean ranks."""
     with _user_errors():
-        from shortclust.apps.benchmark import run_benchmark
-        from shortclust.pipeline.runner import ExperimentInterrupted
-
         _check_cluster(cluster)
         if cluster is None:
             _say_jobs(jobs, quiet)
-        names = [n.strip() for n in only.split(",") if n.strip()] if only else None
-        chosen = [n.strip() for n in models.split(",") if n.strip()] if models else None
-        try:
-            job = run_benchmark(names, runs=runs, models=chosen, fit=not no_fit,
-                                results_dir=results, work_dir=work_dir, data_dir=data_dir,
-                                quiet=quiet, jobs=jobs, cluster=cluster)
-        except ExperimentInterrupted as exc:
-            what = "terminated (SIGTERM)" if exc.exit_code == TERMINATED else "interrupted"
-            typer.echo(f"benchmark: {what} after {exc.n_done} of {exc.n_total} runs of the "
-                       "current cell (finished runs are kept); rerun the same command to "
-                       "continue", err=True)
-            raise typer.Exit(exc.exit_code) from None
-        if not quiet:
-            typer.echo(f"benchmark: fitted {job.fitted} runs; wrote {len(job.written)} files "
-                       f"under {job.results_dir}")
+        bench.run_command(only, models, runs, not no_fit, results, work_dir, data_dir, quiet,
+                          jobs, cluster)
 
 @data_app.command("list")
 def data_list(
