@@ -11,6 +11,7 @@ from shortclust.models.dmm._common import count_dtype, doc_arrays, zero_stats
 from shortclust.models.common.validation import as_counts, same_columns, stream_batch
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval,
                                     Options, Real, Seed)
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 __all__ = ["DCT"]
 
@@ -194,6 +195,9 @@ class DCT(ClusteringModel):
     _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_", "n_steps_",
                           "random_state_", "proportions_history_", "topic_word_history_",
                           "topic_pseudo_counts_", "topic_word_pseudo_counts_")
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["dct"]
 
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):

@@ -18,6 +18,7 @@ from shortclust.models.dmm._common import (
 from shortclust.models.common.validation import as_counts, stream_batch
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Options, Real,
                                     Seed)
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 # count_dtype lives in _dmm_common (GSDPMM uses it too); importable from here as before.
 __all__ = ["GSDMM", "count_dtype"]
@@ -138,6 +139,9 @@ class GSDMM(DMMMixin, ClusteringModel):
                                 predict_proba=True, top_words=True, topics=True)
     # random_state_ too: a loaded model's partial_fit continues the fit's generator.
     _fitted_attributes = DMMMixin._fitted_attributes + ("n_batches_", "random_state_")
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["gsdmm"]
 
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):

@@ -7,6 +7,7 @@ from shortclust.models.dmm import _gsdpmm_kernels as kernels
 from shortclust.models.dmm._common import DMMMixin, count_dtype, doc_arrays, zero_stats
 from shortclust.models.common.validation import as_counts
 from shortclust.models.base import Capabilities, ClusteringModel, Integer, Real, Seed
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 # Cluster slots allocated at first; doubled whenever a sweep runs out (see _grow).
 _INITIAL_SLOTS = 64
@@ -116,6 +117,9 @@ class GSDPMM(DMMMixin, ClusteringModel):
     capabilities = Capabilities(input="counts", predict=True, predict_proba=True,
                                 top_words=True, topics=True)
     _fitted_attributes = DMMMixin._fitted_attributes + ("n_clusters_init_",)
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["gsdpmm"]
 
     def __init__(self, *, alpha=0.1, beta=0.02, max_iter=30, random_state=None):
         self.alpha = alpha

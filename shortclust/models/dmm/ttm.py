@@ -11,6 +11,7 @@ from shortclust.models.lda._state import Tokens
 from shortclust.models.common.validation import as_counts, same_columns, stream_batch
 from shortclust.models.base import Capabilities, ClusteringModel, Integer, Real, Seed
 from shortclust.errors import ParameterError
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 __all__ = ["TTM"]
 
@@ -121,6 +122,9 @@ class TTM(ClusteringModel):
     _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_", "n_steps_",
                           "random_state_", "topic_proportions_", "topic_word_", "alpha_",
                           "beta_")
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["ttm"]
 
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):

@@ -9,6 +9,7 @@ from shortclust.models.edcm._online import Windows
 from shortclust.models.common.validation import as_counts, same_columns
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval, NoneOr,
                                     Real, Seed)
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 __all__ = ["EDCM"]
 
@@ -189,6 +190,9 @@ class EDCM(ClusteringModel):
                           "precisions_", "component_sizes_", "weights_", "word_prior_",
                           *(f"window_{name}_" for name in _WINDOW_ARRAYS),
                           "window_store_shape_")
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["edcm"]
 
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):

@@ -15,6 +15,7 @@ from shortclust.models.common.tfidf import (
 )
 from shortclust.models.common.validation import same_columns
 from shortclust.models.base import Capabilities, ClusteringModel, Integer, Real, Seed
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 __all__ = ["KMeans", "n_nonempty", "require_enough_documents", "same_columns",
            "sklearn_random_state", "tfidf", "top_words_of"]
@@ -105,6 +106,9 @@ class KMeans(CentroidMixin, ClusteringModel):
     }
     capabilities = Capabilities(input="both", predict=True, predict_proba=False,
                                 top_words=True)
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["kmeans"]
 
     def __init__(self, *, n_clusters=8, n_init=20, max_iter=300, tol=1e-7, random_state=None):
         self.n_clusters = n_clusters

@@ -12,6 +12,7 @@ from shortclust.models.common.term_weights import idf_weights, weight_documents
 from shortclust.models.common.validation import as_counts
 from shortclust.models.base import Capabilities
 from shortclust.models.kmeans.kmeans import KMeans
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 
 class KMeansIdf(KMeans):
@@ -27,6 +28,9 @@ class KMeansIdf(KMeans):
     capabilities = Capabilities(input="counts", predict=True, predict_proba=False,
                                 top_words=True)
     _fitted_attributes = KMeans._fitted_attributes + ("idf_weights_",)
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["kmeans_idf"]
 
     def fit(self, X, y=None, callback=None):
         counts, vocabulary = as_counts(X)

@@ -14,6 +14,7 @@ from sklearn.feature_extraction.text import TfidfTransformer
 from shortclust.models.common.validation import as_counts
 from shortclust.models.base import Boolean, Capabilities, NoneOr, Options
 from shortclust.models.kmeans.kmeans import KMeans
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 
 class KMeansVSM(KMeans):
@@ -86,6 +87,9 @@ class KMeansVSM(KMeans):
     }
     capabilities = Capabilities(input="counts", predict=True, predict_proba=False,
                                 top_words=True)
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["kmeans_vsm"]
 
     def __init__(self, *, n_clusters=8, n_init=20, max_iter=300, tol=1e-7, use_idf=True,
                  smooth_idf=True, sublinear_tf=False, norm="l2", init="k-means++",

@@ -2,6 +2,7 @@
 
 from shortclust.models.common.tfidf import CentroidMixin, sklearn_random_state
 from shortclust.models.base import Capabilities, ClusteringModel, Integer, Interval, Seed
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 
 class MiniBatchKMeans(CentroidMixin, ClusteringModel):
@@ -81,6 +82,9 @@ class MiniBatchKMeans(CentroidMixin, ClusteringModel):
     capabilities = Capabilities(input="both", predict=True, predict_proba=False,
                                 top_words=True)
     _fitted_attributes = CentroidMixin._fitted_attributes + ("n_steps_", "batch_size_")
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["minibatch_kmeans"]
 
     def __init__(self, *, n_clusters=8, batch_fraction=0.01, max_iter=10, n_init=1,
                  random_state=None):

@@ -12,6 +12,7 @@ from shortclust.models.lda._state import GibbsState, Growable, Tokens, fold_in
 from shortclust.models.common.validation import as_counts, same_columns, stream_batch
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, NoneOr, Real,
                                     Seed)
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 __all__ = ["LDA"]
 
@@ -163,6 +164,9 @@ class LDA(HybridStreamMixin, ClusteringModel):
     _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_", "n_batches_",
                           "random_state_", "doc_topic_", "topic_word_counts_", "topic_totals_",
                           "offline_at_")
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["lda"]
 
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):

@@ -18,6 +18,7 @@ from shortclust.models.common.tfidf import top_words_of
 from shortclust.models.common.validation import as_counts, same_columns
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Options, Real,
                                     Seed)
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 
 def ridge_solve(gram, rhs, lam):
@@ -215,6 +216,9 @@ class NMFClustering(ClusteringModel):
                                 top_words=True)
     _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "term_weights_",
                           "components_", "cluster_sizes_", "objective_", "n_features_in_")
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["ncut_nmf"]
 
     #: A lower bound of the memory a fit allocates (see ClusteringModel.memory_bytes).
     memory_bytes = staticmethod(factors_memory_bytes)

@@ -22,6 +22,7 @@ from shortclust.models.common.tfidf import _holds_counts, top_words_of, unit_vec
 from shortclust.models.vmf._density import estimate_concentration, log_vmf_normaliser
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval,
                                     NoneOr, Options, Real, Seed)
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 __all__ = ["MovMF"]
 
@@ -168,6 +169,9 @@ class MovMF(HybridStreamMixin, ClusteringModel):
                           "concentrations_", "weights_", "counts_", "resultants_",
                           "resultant_norms2_", "started_", "by_cosine_", "cosine_sum_",
                           "n_cosines_", "offline_at_")
+    #: What each saved attribute must satisfy before a kernel reads it (checked when a
+    #: model file is loaded; the table imports numpy only).
+    _fitted_invariants = FITTED_INVARIANTS["movmf"]
 
     def __init__(self, *, n_clusters=8, assignment="soft", max_iter=100, tol=1e-6, n_init=1,
                  init="k-means++", temperature=1.0, cooling=0.8, memory_length=None,
