@@ -20,7 +20,7 @@ import typer
 
 from shortclust.apps.benchmark import command as bench
 from shortclust.errors import (
-    ShortclustError, interrupt_exit_code, raise_terminated, show_warnings_on_one_line,
+    ShortclustError, interrupt_exit_code, show_warnings_on_one_line,
 )
 
 app = typer.Typer(
@@ -224,11 +224,13 @@ def cluster(
     """Cluster the texts of one file: assignments, clusters with top words, a saved model."""
     with _user_errors():
         from shortclust.apps.cluster import cluster_config, cluster_file, report_lines
+        from shortclust.apps.safe_output import CLUSTER_WRITES, check_output_dir
 
         request = cluster_config(file, model=model, n_clusters=n_clusters, params=set_,
                                  preprocess=preprocess, seed=seed, output=_output_dir(output),
                                  top_words=top_words, embeddings=_none_word(embeddings),
                                  language=language, reduce_to=reduce_to)
+        check_output_dir(request.output, {"input file": file}, CLUSTER_WRITES)
         result = cluster_file(request, data_dir=data_dir, progress=not quiet)
         if quiet:
             return
@@ -271,9 +273,12 @@ def predict(
         from shortclust.errors import ConfigError
         from shortclust.apps.predict import default_output, predict_file
 
+        from shortclust.apps.safe_output import check_output_file
+
         target = _output_dir(output) or default_output(file)
         if target.is_dir():
             raise ConfigError(f"output '{target}' is a directory: give a file name with --output")
+        check_output_file(target, {"input file": file, "model file": model})
         done = predict_file(model, file, target)
         if quiet:
             return
@@ -587,14 +592,10 @@ def models(
 
 def main() -> None:
     """Console-script entry point (``shortclust``); also ``python -m shortclust``."""
-    import signal
+    from shortclust.apps.safety_net import run_guarded
 
     show_warnings_on_one_line()
     # SIGTERM (timeout, a scheduler) is handled as Ctrl-C: finished runs kept, summary
-    # written, one line, but exit status 143.
-    signal.signal(signal.SIGTERM, raise_terminated)
-    try:
-        app(prog_name="shortclust")
-    except ShortclustError as exc:  # raised outside a command, e.g. while importing
-        _echo_error(exc)
-        sys.exit(USER_ERROR)
+    # written, one line, but exit status 143; typer's own errors and any OverflowError,
+    # RecursionError, MemoryError or OSError left become one `error:` line (exit 2).
+    run_guarded(app, prog_name="shortclust")

@@ -12,13 +12,14 @@ import gzip
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from shortclust.errors import DataError
+from shortclust.errors import ConfigError, DataError
 
 __all__ = ["RawDocuments", "read_documents", "file_sha256", "atomic_write",
            "SUPPORTED_SUFFIXES"]
@@ -384,6 +385,7 @@ def atomic_write(target: str | os.PathLike, write) -> None:
     must exist. On any failure the temporary file is removed and the error propagates.
     """
     target = Path(target)
+    check_replaceable(target)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         # mkstemp makes the file private (0600); give it the mode a plain open would.
@@ -396,6 +398,38 @@ def atomic_write(target: str | os.PathLike, write) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+_SPECIAL_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                  (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                  (stat.S_ISSOCK, "a socket"))
+
+
+def special_kind(path) -> str | None:
+    """What ``path`` is if it exists and is not a regular file ("a directory", "a FIFO
+    (named pipe)", "a character device"...), following symbolic links; else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _SPECIAL_KINDS if test(mode)), "not a regular file")
+
+
+def check_replaceable(target) -> None:
+    """Refuse to replace ``target`` unless it is absent or a regular file: a rename over a
+    device node, a named pipe or a directory would remove it (issue 27).
+
+    Raises
+    ------
+    ConfigError
+    """
+    kind = special_kind(target)
+    if kind is not None:
+        raise ConfigError(f"output '{target}' is {kind}: shortclust writes an output by "
+                          "replacing the file, which would remove it; give the name of a "
+                          "regular file with --output")
 
 
 def _umask() -> int:

@@ -72,13 +72,17 @@ class Selection:
     need_models: bool = False
     scored: int = 0
     refit_for_words: int = 0
+    move_pending: bool = False
 
     def apply(self, store: RecordStore, say) -> None:
-        """Write what was decided; say it."""
+        """Write what was decided; say it.
+
+        Starting fresh over existing records moves them aside only when the first new run
+        is about to be written (:meth:`before_first_write`): a run that fails before that
+        (K above the number of documents, say) leaves the finished folder as it was.
+        """
         if not self.resume:
-            if store.exists():
-                backup = store.move_aside()
-                say(f"moved existing {store.records_path.name} to {backup}; starting fresh")
+            self.move_pending = store.exists()
             return
         if self.records is not None:
             store.rewrite(self.records)
@@ -95,6 +99,14 @@ class Selection:
                if self.refit_for_words else "")
             + (f"; {self.unlabelled} fitted again for a missing labels"
                f"{' or model' if self.need_models else ''} file" if self.unlabelled else ""))
+
+
+def before_first_write(selection: Selection, store: RecordStore, say) -> None:
+    """Move the old records aside, if starting fresh over them, before the first write."""
+    if selection.move_pending:
+        selection.move_pending = False
+        backup = store.move_aside()
+        say(f"moved existing {store.records_path.name} to {backup}; starting fresh")
 
 
 def select_runs(store: RecordStore, plan: Plan, resume: bool,

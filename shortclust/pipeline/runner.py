@@ -33,7 +33,7 @@ from shortclust.pipeline.plan import Plan, PlannedRun, check_saveable, plan_expe
 from shortclust.pipeline.records import (
     RecordStore, first_of_each_run, make_record, read_archive, write_archive,
 )
-from shortclust.pipeline.resume import select_runs
+from shortclust.pipeline.resume import before_first_write, select_runs
 from shortclust.pipeline.summary import summarize, summary_table, write_summary
 from shortclust.representations import coverage_line
 
@@ -225,18 +225,19 @@ def _fit_and_write(plan: Plan, store: RecordStore, selection, context, options: 
                    archived, say, table: bool) -> ExperimentResult:
     """Fit the selected runs, writing each as it finishes; summarise (output dir locked)."""
     todo = selection.todo
+    write = _writer(plan, store, context, selection, say)
     workers = min(resolve_jobs(options.jobs), len(todo))
     unit = "batches" if plan.stream is not None else "iterations"
     try:
         with RunProgress(options.show_bars, len(plan.runs), selection.n_skipped,
                          options.console, unit) as bars:
             if options.cluster is not None:
-                run_on_cluster(context, todo, _writer(plan, store, context), bars, options.cluster,
+                run_on_cluster(context, todo, write, bars, options.cluster,
                                min(_cluster_workers(options.jobs), len(todo)))
             elif workers > 1:
-                run_in_workers(context, todo, _writer(plan, store, context), bars, workers)
+                run_in_workers(context, todo, write, bars, workers)
             else:
-                run_here(context, todo, _writer(plan, store, context), bars)
+                run_here(context, todo, write, bars)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM under the CLI (errors.Terminated)
         _finish(plan, store, say, print_table=False)
         raise ExperimentInterrupted(len(_planned(plan, store.load())), len(plan.runs),
@@ -365,15 +366,18 @@ def _say_preprocessing(plan: Plan, store: RecordStore, say) -> None:
             say(note)
 
 
-def _writer(plan: Plan, store: RecordStore, context):
+def _writer(plan: Plan, store: RecordStore, context, selection=None, say=None):
     """``write(run, outcome)``: the run's files first (labels, assignments, clusters, model),
-    then its record (one whole line)."""
+    then its record (one whole line). Old records to start fresh over are moved aside just
+    before the first write (:func:`before_first_write`), not before the first fit."""
     config, corpus = plan.config, plan.corpus
     found = None if context is None else context.coverage  # None: nothing left to fit
     coverage = {} if found is None else {"representation_coverage": found}
     documents = []  # the input's ids and statuses, read once, when the first run is written
 
     def write(run: PlannedRun, outcome: Outcome) -> None:
+        if selection is not None:
+            before_first_write(selection, store, say)
         store.write_labels(run.run_id, outcome.labels)
         if not documents:
             documents.append(SourceDocuments.of(corpus))
