@@ -12,6 +12,23 @@ import yaml
 from shortclust.errors import ConfigError
 
 
+class NoAliasLoader(yaml.SafeLoader):
+    """``yaml.safe_load`` refusing aliases (``*name``): a few hundred bytes of nested
+    aliases expand to gigabytes (the "billion laughs"), and a config has no need of them."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"the alias *{event.anchor} is not accepted (a config writes each "
+                "value out; aliases can expand a small file into gigabytes)", event.start_mark)
+        return super().compose_node(parent, index)
+
+
+#: The longest ``--set`` value read (a value is a number, a name or a short list).
+MAX_VALUE_CHARS = 10_000
+
+
 def parse_override(text: str) -> tuple[list[str], Any]:
     """Split ``"a.b=value"`` into ``(["a", "b"], parsed value)``.
 
@@ -30,6 +47,16 @@ def parse_override(text: str) -> tuple[list[str], Any]:
 
 
 def _parse_value(text: str) -> Any:
+    if len(text) > MAX_VALUE_CHARS:
+        raise ConfigError(f"--set: a value of {len(text)} characters is longer than "
+                          f"{MAX_VALUE_CHARS}: give a shorter value")
+    if "*" in text or "&" in text:
+        try:
+            yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 - a SafeLoader
+        except yaml.composer.ComposerError as error:
+            raise ConfigError(f"--set {text[:40]!r}: {error.problem}") from None
+        except yaml.YAMLError:
+            pass
     try:
         return yaml.safe_load(text) if text else None
     except yaml.YAMLError:

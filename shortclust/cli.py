@@ -95,7 +95,8 @@ SetOption = Annotated[Optional[List[str]], typer.Option(
     "(a bare model parameter). Repeatable.",
 )]
 RunsOption = Annotated[Optional[int], typer.Option(
-    "--runs", min=1, help="Run seeds 0..N-1 (replaces the config's runs/seeds).",
+    "--runs", min=1, max=100_000,  # config.MAX_RUNS (not imported here: start-up time)
+    help="Run seeds 0..N-1 (replaces the config's runs/seeds).",
 )]
 DataDirOption = Annotated[Optional[Path], typer.Option("--data-dir", help=_DATA_DIR_HELP)]
 ResumeOption = Annotated[bool, typer.Option(
@@ -401,7 +402,7 @@ def reproduce(
     ctx: typer.Context,
     paper: str = typer.Argument(..., help="Paper to reproduce (listed below) or 'all'."),
     runs: Optional[int] = typer.Option(
-        None, "--runs", min=1,
+        None, "--runs", min=1, max=100_000,
         help="Seeds 0..N-1 for every config (default: the paper's run counts).",
     ),
     only: Optional[str] = typer.Option(

@@ -28,11 +28,15 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from shortclust._overrides import apply_overrides, parse_override  # noqa: F401 (re-exported)
+from shortclust._overrides import (  # noqa: F401 (re-exported)
+    NoAliasLoader, apply_overrides, parse_override)
 from shortclust.errors import ConfigError, ShortclustError, allowed_hint, one_line  # noqa: F401
 
 _STRICT = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
+
+#: The most runs one config may ask for (10**23 overflowed, 10**8 exhausted memory).
+MAX_RUNS = 100_000
 
 class ModelSpec(BaseModel):
     """The ``model`` section: a registered model name and its constructor parameters."""
@@ -144,7 +148,7 @@ class ExperimentConfig(BaseModel):
     dataset: str
     preprocess: str = "auto"
     model: ModelSpec
-    runs: int = Field(default=1, ge=1)
+    runs: int = Field(default=1, ge=1, le=MAX_RUNS)
     # Seeds become numpy/scikit-learn random states, which must be non-negative; checking
     # here stops a bad seed before any run instead of as a traceback in the middle.
     seeds: list[Annotated[int, Field(ge=0)]] | None = None
@@ -376,7 +380,7 @@ def _read_yaml_mapping(path: Path) -> dict:
     return raw
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class _UniqueKeyLoader(NoAliasLoader):
     """``yaml.safe_load`` refusing a key given twice in one mapping (YAML keeps the last,
     silently: a second ``model:`` would replace the first without a word)."""
 

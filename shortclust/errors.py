@@ -18,6 +18,15 @@ def one_line(value) -> str:
     return text
 
 
+def short_repr(value, limit: int = 80) -> str:
+    """``repr(value)`` cut at ``limit`` characters, and a long container named by its length
+    without formatting it (a config's value can be megabytes: formatting it whole hung)."""
+    if isinstance(value, (list, tuple, dict, set)) and len(value) > limit:
+        return f"a {type(value).__name__} of {len(value)} items"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``timeout``, a cluster scheduler) raised as an interruption, like Ctrl-C.
 

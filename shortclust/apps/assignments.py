@@ -113,17 +113,38 @@ def write_clusters(path, clusters: Iterable[dict[str, Any]]) -> Path:
     return _write_csv(path, ["cluster", "size", "top_words", "weights"], lines)
 
 
+#: What a spreadsheet takes as the start of a formula (OWASP, "CSV injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value):
+    """A CSV cell a spreadsheet shows as text: a string starting with ``=``, ``+``, ``-``,
+    ``@``, a tab or a carriage return gets a leading single quote, as OWASP recommends
+    against formula injection (an id ``=HYPERLINK(...)`` would otherwise run when the
+    assignments are opened). Numbers, and strings already quoted so, are left as they are.
+
+    >>> safe_cell("=1+1"), safe_cell("-3"), safe_cell("plain"), safe_cell(-3)
+    ("'=1+1", "'-3", 'plain', -3)
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _write_csv(path, header: list[str], lines: list[list]) -> Path:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
-    writer.writerows(lines)
+    writer.writerows([safe_cell(cell) for cell in line] for line in lines)
     atomic_write_text(Path(path), buffer.getvalue())
     return Path(path)
 
 
 def read_csv_rows(path) -> list[dict[str, str]]:
     """The rows of a CSV this module wrote, as dicts of strings."""
+    from shortclust.data.io import allow_csv_fields_of
+
+    allow_csv_fields_of(path)  # an input's id or text may be longer than csv's 128 KB
     with open(path, newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
 

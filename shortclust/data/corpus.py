@@ -377,7 +377,11 @@ def _utc_naive(value, position: int) -> datetime:
         raise DataError(f"time {value!r} of document {position + 1} is not ISO-8601: "
                         "write YYYY-MM-DDTHH:MM:SSZ") from None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        try:
+            moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        except OverflowError:  # year 1 at +14:00 falls before year 1 in UTC
+            raise DataError(f"time {value!r} of document {position + 1} is out of range in "
+                            "UTC: write a time between the years 1 and 9999") from None
     return moment
 
 

@@ -11,12 +11,15 @@ import csv
 import gzip
 import hashlib
 import json
+import itertools
 import os
+import re
 import stat
+import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from shortclust.errors import ConfigError, DataError
@@ -29,6 +32,9 @@ SUPPORTED_SUFFIXES = (".jsonl.gz", ".jsonl", ".csv", ".txt")
 # Errors a damaged or unreadable file raises while being read; gzip reports a bad header as
 # OSError (BadGzipFile), a truncated stream as EOFError and a corrupt block as zlib.error.
 _READ_ERRORS = (OSError, EOFError, zlib.error)
+#: The largest integer time (stream position) accepted: differences of two such times and a
+#: window stay inside int64, so batching cannot overflow.
+MAX_TIME = 2**61
 
 
 @dataclass
@@ -94,7 +100,7 @@ def _iter_lines(path: Path, suffix: str, keepends: bool = False):
     with _open_binary(path, suffix) as handle:
         lineno = 0
         try:
-            for lineno, raw in enumerate(handle, start=1):
+            for lineno, raw in enumerate(_split_lines(handle), start=1):
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
@@ -107,6 +113,24 @@ def _iter_lines(path: Path, suffix: str, keepends: bool = False):
             kind = "a corrupt or truncated gzip file" if suffix == ".jsonl.gz" else "unreadable"
             raise _fail(path, lineno + 1, f"cannot read file, {kind} ({exc})",
                         "download or copy it again") from None
+
+
+_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
+
+
+def _split_lines(handle):
+    """The file's lines, whichever of LF, CRLF or a lone CR (old Mac files) ends them.
+
+    A binary file splits on LF only, so a file of CR-only lines would be one document; each
+    line ending in a lone CR is given LF instead.
+    """
+    for raw in handle:
+        if b"\r" not in raw:
+            yield raw
+            continue
+        for piece in _LONE_CR.split(raw):
+            if piece:
+                yield piece[:-1] + b"\n" if piece.endswith(b"\r") else piece
 
 
 class _Columns:
@@ -138,7 +162,7 @@ class _Columns:
     def _mixed(self, field: str, missing_line: int) -> None:
         raise _fail(self.path, missing_line, f"no '{field}' although line "
                     f"{self.first_present[field]} has one",
-                    f"give every document a {field} or none")
+                    f"give every document {'an' if field == 'id' else 'a'} {field} or none")
 
     def get(self, field: str) -> list | None:
         return self.values[field] if self.first_present[field] is not None else None
@@ -167,13 +191,21 @@ def _as_time(path: Path, lineno: int, value):
     if value is None or (isinstance(value, str) and value == ""):
         return None
     if isinstance(value, int) and not isinstance(value, bool):
+        if not -MAX_TIME <= value <= MAX_TIME:
+            raise _fail(path, lineno, f"'time' {value} is out of range",
+                        f"write integer positions between -2**61 and 2**61 ({MAX_TIME})")
         return value
     if isinstance(value, str):
         try:
-            datetime.fromisoformat(value)
+            moment = datetime.fromisoformat(value)
+            if moment.tzinfo is not None:
+                moment.astimezone(timezone.utc)
         except ValueError:
             raise _fail(path, lineno, f"'time' {value!r} is not an ISO-8601 timestamp",
                         "write times as YYYY-MM-DDTHH:MM:SSZ or as integer positions") from None
+        except OverflowError:
+            raise _fail(path, lineno, f"'time' {value!r} is out of range in UTC",
+                        "write a time between the years 1 and 9999") from None
         return value
     raise _fail(path, lineno, f"'time' is {type(value).__name__}",
                 "write times as ISO-8601 strings or integer positions")
@@ -198,6 +230,9 @@ def _parse_json_line(path: Path, lineno: int, line: str) -> dict:
     except json.JSONDecodeError as exc:
         raise _fail(path, lineno, f"invalid JSON ({exc.msg} at column {exc.colno})",
                     "fix or remove that line") from None
+    except RecursionError:
+        raise _fail(path, lineno, "JSON nested too deeply to read",
+                    "write one flat object per line") from None
     if not isinstance(record, dict):
         raise _fail(path, lineno, "not a JSON object",
                     'write one object per line, like {"text": "...", "label": "..."}')
@@ -251,7 +286,12 @@ def _csv_rows(path: Path):
     reader is fed lines decoded one at a time, so line numbers stay exact for decoding
     errors as well as for CSV errors.
     """
-    reader = csv.reader(line for _, line in _iter_lines(path, ".csv", keepends=True))
+    allow_csv_fields_of(path)
+    lines = (line for _, line in _iter_lines(path, ".csv", keepends=True))
+    first = next(lines, None)
+    delimiter = csv_delimiter(first or "")
+    reader = csv.reader(itertools.chain([first] if first is not None else [], lines),
+                        delimiter=delimiter)
     try:
         header = next(reader, None)
         if header is None:
@@ -267,6 +307,31 @@ def _csv_rows(path: Path):
     except csv.Error as exc:
         raise _fail(path, reader.line_num, f"malformed CSV ({exc})",
                     "check the quoting on that line") from None
+
+
+_DELIMITERS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+
+
+def csv_delimiter(header: str) -> str:
+    """The separator of a CSV from its header line: a comma when it has one, else the
+    semicolon, tab or vertical bar it holds most (spreadsheets in many locales save
+    semicolons)."""
+    if "," in header:
+        return ","
+    counts = {sign: header.count(sign) for sign in _DELIMITERS if sign != ","}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else ","
+
+
+def allow_csv_fields_of(path) -> None:
+    """Let the csv module read a field as long as the file (its default limit, 128 KB, makes
+    a long but valid text "malformed")."""
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return
+    if size > csv.field_size_limit():
+        csv.field_size_limit(min(size + 1, sys.maxsize))
 
 
 def _read_csv(path: Path) -> RawDocuments:

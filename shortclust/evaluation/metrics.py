@@ -37,6 +37,12 @@ EXTRA_METRICS = ("ami_max",)
 KNOWN_METRICS = METRIC_NAMES + EXTRA_METRICS
 
 
+#: Metrics undefined or degenerate on documents of one class, recorded as None there (a
+#: stream's batch of one event, a file whose labels hold one class).
+ONE_CLASS_UNDEFINED = frozenset({"nmi", "ami", "ami_max", "ari", "homogeneity",
+                                 "completeness", "v_measure"})
+
+
 def in_metric_order(names) -> list[str]:
     """``names`` in the canonical order (:data:`KNOWN_METRICS`, then the topic-quality
     measures), any others after, sorted.

@@ -73,7 +73,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from shortclust.errors import ModelDeclarationError, ParameterError
+from shortclust.errors import ModelDeclarationError, ParameterError, short_repr
 from shortclust.models.common.identity import (  # noqa: F401 (re-exported: part of the contract)
     _check_added_parameters,
     identity_params,
@@ -112,7 +112,7 @@ class Constraint:
     def check(self, value, name):
         """Raise :class:`ParameterError` naming ``name`` unless ``value`` is accepted."""
         if not self.accepts(value):
-            raise ParameterError(f"{name} must be {self.describe()}, got {value!r}")
+            raise ParameterError(f"{name} must be {self.describe()}, got {short_repr(value)}")
 
     def __repr__(self):
         return f"<{type(self).__name__}: {self.describe()}>"

@@ -124,12 +124,26 @@ def _time_spec(section: dict, where: str) -> dict[str, Any]:
         raise ConfigError(f"{where}: batch_by: time needs window ({_WINDOW_HINT})")
     window = section["window"]
     if _is_int(window) and window >= 1:
+        _check_window(window, where)
         return {"batch_by": "time", "window": window}
     match = _DURATION.match(window) if isinstance(window, str) else None
-    seconds = round(float(match[1]) * _UNIT_SECONDS[match[2]]) if match else 0
+    amount = float(match[1]) * _UNIT_SECONDS[match[2]] if match else 0.0
+    seconds = round(min(amount, 2.0 * MAX_WINDOW))  # a huge number is still refused below
     if seconds < 1:
         raise ConfigError(f"{where}.window must be {_WINDOW_HINT}; got {window!r}")
+    _check_window(seconds, where)
     return {"batch_by": "time", "window": window, "window_seconds": seconds}
+
+
+#: The longest window (positions or seconds): with times within +-2**61
+#: (shortclust.data.io.MAX_TIME) the batching arithmetic stays inside int64.
+MAX_WINDOW = 2**61
+
+
+def _check_window(window: int, where: str) -> None:
+    if window > MAX_WINDOW:
+        raise ConfigError(f"{where}.window {window} is longer than {MAX_WINDOW} (2**61): "
+                          "give a shorter window")
 
 
 def _forbid(section: dict, keys, batch_by: str, where: str) -> None:

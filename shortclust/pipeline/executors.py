@@ -240,6 +240,40 @@ def check_cluster(cluster: str) -> None:
         import distributed  # noqa: F401
     except ImportError:
         raise ClusterError(CLUSTER_INSTALL) from None
+    if cluster.startswith("tcp://"):
+        probe_scheduler(cluster)
+
+
+def probe_scheduler(cluster: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Fail within ``timeout`` seconds unless a Dask scheduler answers at ``cluster``.
+
+    A Dask comm greets whoever connects (its handshake) before any request; an HTTP server
+    or a silent socket says nothing, where the client would wait far past its own timeout.
+    So: connect, and wait up to the timeout for the first bytes.
+    """
+    import socket
+
+    host, _, port = cluster.split("://", 1)[1].rpartition(":")
+    try:
+        number = int(port)
+    except ValueError:
+        raise ClusterError(f"--cluster {cluster}: the port {port!r} is not a number") from None
+    try:
+        sock = socket.create_connection((host.strip("[]"), number), timeout=timeout)
+    except (OSError, ValueError) as exc:
+        raise ClusterError(f"--cluster {cluster}: no scheduler answers there "
+                           f"({one_line(exc) or type(exc).__name__}): start one with "
+                           "`dask scheduler`, or use --cluster local") from None
+    with sock:
+        try:
+            sock.settimeout(timeout)
+            greeting = sock.recv(8)
+        except OSError:  # a timeout: it listens, and says nothing
+            greeting = b""
+    if len(greeting) < 8:
+        raise ClusterError(f"--cluster {cluster}: something listens there but it is not a Dask "
+                           f"scheduler (it did not greet within {timeout:g} s): check the "
+                           "address and port")
 
 
 def cluster_environment() -> dict[str, str]:
@@ -279,10 +313,18 @@ def connect_cluster(cluster: str, workers: int, timeout: float = CONNECT_TIMEOUT
             local.close()
             raise
     try:
-        return Client(cluster, timeout=timeout), None
+        client = Client(cluster, timeout=timeout)
     except (OSError, TimeoutError, ValueError) as exc:
         raise ClusterError(f"--cluster {cluster}: no scheduler answers there "
                            f"({one_line(exc)})") from None
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        client.close()
+        raise ClusterError(f"--cluster {cluster}: the scheduler has no worker (none joined "
+                           f"within {timeout:g} s): start some with `dask worker "
+                           f"{cluster}`") from None
+    return client, None
 
 
 def _set_worker_environment(env: dict[str, str]) -> None:

@@ -187,13 +187,17 @@ class RunContext:
 
     def score(self, labels, rows=slice(None), truth=None) -> dict[str, float] | None:
         """Metrics of ``labels[rows]`` against ``truth[rows]`` (default: the gold labels in
-        document order); None when the corpus is unlabelled."""
+        document order); None when the corpus is unlabelled. Against labels of one class
+        the metrics undefined there are None (null in the record)."""
         if self.truth is None:
             return None
-        from shortclust.evaluation.metrics import evaluate
+        from shortclust.evaluation.metrics import ONE_CLASS_UNDEFINED, evaluate
 
-        truth = self.truth if truth is None else truth
-        return evaluate(truth[rows], np.asarray(labels)[rows], metrics=self.metrics)
+        truth = (self.truth if truth is None else truth)[rows]
+        scores = evaluate(truth, np.asarray(labels)[rows], metrics=self.metrics)
+        if np.unique(truth).size < 2:  # NMI, completeness... compare nothing with one class
+            scores = {m: None if m in ONE_CLASS_UNDEFINED else v for m, v in scores.items()}
+        return scores
 
     def clusters(self, model, labels) -> list[dict[str, Any]]:
         """Each cluster's number, size and top words (none without ``top_words`` or words).

@@ -346,12 +346,14 @@ class RecordStore:
     def _parse(self, number: int, line: str) -> dict[str, Any]:
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             record = None
-        if not isinstance(record, dict) or "run_id" not in record:
+        if not isinstance(record, dict) or not isinstance(record.get("run_id"), str) or \
+                not isinstance(record.get("metrics"), (dict, type(None))):
             raise DataError(
-                f"{self.records_path} line {number} is not a run record: "
-                "remove that line, or rerun without --resume to start fresh"
+                f"{self.records_path} line {number} is not a run record (or its run_id or "
+                "metrics were edited): remove that line, or rerun without --resume to start "
+                "fresh"
             )
         return record
 
@@ -383,8 +385,19 @@ class RecordStore:
         return path
 
     def read_labels(self, run_id: str) -> list[int]:
-        """The labels stored for ``run_id``, as ints."""
-        return [int(line) for line in self.labels_path(run_id).read_text().split()]
+        """The labels stored for ``run_id``, as ints.
+
+        Raises
+        ------
+        DataError
+            The file is not one integer per line (edited or damaged).
+        """
+        path = self.labels_path(run_id)
+        try:
+            return [int(line) for line in path.read_text().split()]
+        except (ValueError, UnicodeDecodeError):
+            raise DataError(f"{path} is damaged (not one integer label per line): delete "
+                            "it, and --resume fits that run again") from None
 
     def move_aside(self) -> Path:
         """Rename ``records.jsonl`` to ``records.<UTC time>.jsonl.bak``; return the new path."""

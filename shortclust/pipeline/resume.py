@@ -234,5 +234,10 @@ def _can_complete(record, plan: Plan, store: RecordStore) -> bool:
 def _with_metrics(record, missing, truth, store: RecordStore) -> dict[str, Any]:
     from shortclust.evaluation.metrics import evaluate
 
-    computed = evaluate(truth, store.read_labels(record["run_id"]), metrics=missing)
+    labels = store.read_labels(record["run_id"])
+    if len(labels) != len(truth):
+        raise DataError(f"{store.labels_path(record['run_id'])} holds {len(labels)} labels for "
+                        f"{len(truth)} documents (truncated or damaged): delete it, and "
+                        "--resume fits that run again")
+    computed = evaluate(truth, labels, metrics=missing)
     return {**record, "metrics": {**(record.get("metrics") or {}), **computed}}

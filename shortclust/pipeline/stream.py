@@ -50,16 +50,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from shortclust.evaluation.metrics import in_metric_order
+from shortclust.evaluation.metrics import ONE_CLASS_UNDEFINED, in_metric_order
 from shortclust.pipeline.records import atomic_write_text
 from shortclust.pipeline.resources import FitResources
 
 STREAM_CSV = "stream.csv"
 STREAM_PNG = "stream.png"
 SERIES = ("prequential", "cumulative", "batch_fit")
-#: Metrics undefined or degenerate on documents of one class, recorded as None there.
-ONE_CLASS_UNDEFINED = frozenset({"nmi", "ami", "ami_max", "ari", "homogeneity",
-                                 "completeness", "v_measure"})
 _SERIES_NAMES = {
     "prequential": "stream (each batch just after it is clustered)",
     "cumulative": "stream (all documents so far)",
