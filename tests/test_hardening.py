@@ -239,3 +239,20 @@ def test_cluster_at_something_that_is_not_a_scheduler_fails_within_5_seconds(ser
     if server == "http":
         listener.shutdown()
     listener.close() if server == "silent" else listener.server_close()
+
+
+def test_cluster_at_a_scheduler_without_workers_fails_within_5_seconds():
+    pytest.importorskip("distributed")
+    import logging
+
+    from distributed import LocalCluster
+
+    from shortclust.pipeline.executors import connect_cluster
+
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1",
+                      dashboard_address=None, silence_logs=logging.ERROR) as empty:
+        started = time.monotonic()
+        with pytest.raises(ShortclustError) as refused:
+            connect_cluster(empty.scheduler_address, 1)
+        assert time.monotonic() - started < 10
+    assert "has no worker" in one_line(refused.value)

@@ -460,8 +460,10 @@ def atomic_write(target: str | os.PathLike, write) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, target)
-    except BaseException:
+    except BaseException as error:
         Path(temp).unlink(missing_ok=True)
+        if isinstance(error, OSError) and error.filename is None:
+            error.filename = str(target)  # a full disk names the output, not a descriptor
         raise
 
 

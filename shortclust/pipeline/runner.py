@@ -216,7 +216,7 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
                 _say_preprocessing(plan, store, say)
             return _fit_and_write(plan, store, selection, context, options, archived, say,
                                   table)
-    except ShortclustError:
+    except (ShortclustError, OSError):  # OSError: a full disk, say
         remove_if_unused(created)  # empty once the lock file is gone
         raise
 
@@ -378,14 +378,15 @@ def _writer(plan: Plan, store: RecordStore, context, selection=None, say=None):
     def write(run: PlannedRun, outcome: Outcome) -> None:
         if selection is not None:
             before_first_write(selection, store, say)
-        store.write_labels(run.run_id, outcome.labels)
-        if not documents:
-            documents.append(SourceDocuments.of(corpus))
-        write_assignments(store.assignments_path(run.run_id), documents[0], outcome.labels,
-                          outcome.probabilities)
-        write_clusters(store.clusters_path(run.run_id), outcome.clusters)
-        if outcome.model_state is not None:
-            _save_run_model(plan, store, run, outcome)
+        try:
+            _write_run_files(plan, store, run, outcome, documents)
+        except OSError:  # a full disk: no file of a run without its record is left behind
+            for path in (store.labels_path(run.run_id), store.assignments_path(run.run_id),
+                         store.clusters_path(run.run_id), store.model_path(run.run_id)):
+                path.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    path.parent.rmdir()  # only if empty: other runs' files stay
+            raise
         store.append(make_record(
             run_id=run.run_id, config_name=config.name, seed=run.seed,
             dataset=config.dataset, dataset_sha256=corpus.sha256,
@@ -396,6 +397,19 @@ def _writer(plan: Plan, store: RecordStore, context, selection=None, say=None):
         ))
 
     return write
+
+
+def _write_run_files(plan: Plan, store: RecordStore, run: PlannedRun, outcome: Outcome,
+                     documents: list) -> None:
+    """The run's labels, assignments, clusters and model files (before its record)."""
+    store.write_labels(run.run_id, outcome.labels)
+    if not documents:
+        documents.append(SourceDocuments.of(plan.corpus))
+    write_assignments(store.assignments_path(run.run_id), documents[0], outcome.labels,
+                      outcome.probabilities)
+    write_clusters(store.clusters_path(run.run_id), outcome.clusters)
+    if outcome.model_state is not None:
+        _save_run_model(plan, store, run, outcome)
 
 
 def _save_run_model(plan: Plan, store: RecordStore, run: PlannedRun, outcome: Outcome) -> None:

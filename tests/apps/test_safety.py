@@ -160,3 +160,18 @@ def test_cluster_never_writes_over_its_input(clustered):
                                       "--output", str(output), "--quiet"])
     assert result.exit_code == 2 and "would overwrite the input file" in result.stderr
     assert inside.read_bytes() == before
+
+
+def test_a_full_disk_mid_run_leaves_no_file_of_the_unrecorded_run(guarded, monkeypatch,
+                                                                   tmp_path):
+    import shortclust.pipeline.runner as runner
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(runner, "write_clusters", full)
+    corpus = write_corpus(tmp_path / "docs.jsonl")
+    status, stderr = guarded("cluster", corpus, "--model", "kmeans", "-k", "3", "--output",
+                             tmp_path / "out", "--quiet")
+    assert_one_line(status, stderr, "no space left on the device")
+    assert not [path for path in (tmp_path / "out").rglob("*") if path.is_file()]
