@@ -82,7 +82,7 @@ class Cases:
             if problem:
                 problems.append(problem)
         self.count += 1
-        first = (errors[0] if errors else done.stdout.strip().splitlines()[-1:] or [""])[0]
+        first = errors[0] if errors else (done.stdout.strip().splitlines() or [""])[-1]
         status = "ok" if not problems else "FAILED: " + "; ".join(problems)
         extra = done.stderr.rsplit("[peak RSS ", 1)[1].split("]")[0] if measured else ""
         print(f"{name:<28} exit {done.returncode} {seconds:5.1f} s "
