@@ -226,7 +226,6 @@ def cluster(
     with _user_errors():
         from shortclust.apps.cluster import cluster_config, cluster_file, report_lines
         from shortclust.apps.safe_output import CLUSTER_WRITES, check_output_dir
-
         request = cluster_config(file, model=model, n_clusters=n_clusters, params=set_,
                                  preprocess=preprocess, seed=seed, output=_output_dir(output),
                                  top_words=top_words, embeddings=_none_word(embeddings),
@@ -596,7 +595,6 @@ def main() -> None:
     from shortclust.apps.safety_net import run_guarded
 
     show_warnings_on_one_line()
-    # SIGTERM (timeout, a scheduler) is handled as Ctrl-C: finished runs kept, summary
-    # written, one line, but exit status 143; typer's own errors and any OverflowError,
-    # RecursionError, MemoryError or OSError left become one `error:` line (exit 2).
+    # SIGTERM is handled as Ctrl-C (finished runs kept) with exit 143; typer's errors and
+    # any OverflowError, RecursionError, MemoryError or OSError left: one `error:` line.
     run_guarded(app, prog_name="shortclust")

@@ -148,9 +148,9 @@ def test_a_time_window_beyond_int64_is_refused(window):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["-k", "3", "--set", "n_clusters=4"], "-k 3 and --set 'n_clusters=4' disagree"),
-    (["--set", "model.name=kmeans"], "cluster takes the model from --model"),
-    (["--model", "gsdpmm", "-k", "5"], "-k 5: model 'gsdpmm' has no number of clusters"),
+    (["-k", "3", "--set", "n_clusters=4"], "--set n_clusters=...: use --n-clusters"),
+    (["--set", "model.name=kmeans"], "--set 'model.name=kmeans'"),
+    (["--model", "gsdpmm", "-k", "5"], "model 'gsdpmm' chooses its own number of clusters"),
 ])
 def test_cluster_options_that_disagree_are_refused_naming_what_was_typed(tmp_path, args,
                                                                          fragment):
@@ -160,14 +160,16 @@ def test_cluster_options_that_disagree_are_refused_naming_what_was_typed(tmp_pat
     assert "--set 'n_clusters=5'" not in result.stderr
 
 
-def test_single_class_labels_give_null_metrics_with_a_note(tmp_path):
+def test_single_class_labels_give_null_metrics_in_run_records(tmp_path, monkeypatch):
+    from tests.pipeline.fake_estimators import register_fake_model, write_config
+
+    register_fake_model(monkeypatch)
     path = tmp_path / "docs.jsonl"
     path.write_text("".join(json.dumps({"text": t, "label": "one"}) + "\n" for t in TEXTS))
-    result = CliRunner().invoke(app, ["cluster", str(path), "--model", "kmeans", "-k", "3",
-                                      "--output", str(tmp_path / "out")])
+    config = write_config(tmp_path / "fake.yaml", path, tmp_path / "out")
+    result = CliRunner().invoke(app, ["run", str(config), "--quiet"])
     assert result.exit_code == 0, result.output
-    assert "undefined (the labels hold one class" in result.stdout
-    record = json.loads((tmp_path / "out" / "run" / "records.jsonl").read_text())
+    record = json.loads((tmp_path / "out" / "records.jsonl").read_text().splitlines()[0])
     assert record["metrics"]["nmi"] is None and record["metrics"]["purity"] == 1.0
 
 
