@@ -262,10 +262,12 @@ def main() -> int:
     cases.run("k_vs_set", ["cluster", docs, "-k", "3", "--set", "n_clusters=4"], 2)
     cases.run("set_model_name", ["cluster", docs, "--set", "model.name=kmeans"], 2)
     write_jsonl(s / "one_class.jsonl", [{"text": t, "label": "x"} for t in TEXTS])
-    cases.run("single_class_labels", ["cluster", s / "one_class.jsonl", "--model", "kmeans",
-                                      "-k", "3", "--output", s / "one"], 0,
-              check=lambda: None if json.loads((s / "one" / "run" / "records.jsonl")
-                                               .read_text())["metrics"]["nmi"] is None
+    (s / "one.yaml").write_text(f"name: one\ndataset: {s / 'one_class.jsonl'}\nmodel: "
+                                "{name: kmeans, params: {n_clusters: 3}}\nruns: 1\n")
+    cases.run("single_class_labels", ["run", s / "one.yaml", "--output", s / "one",
+                                      "--quiet"], 0,
+              check=lambda: None if json.loads((s / "one" / "records.jsonl").read_text()
+                                               .splitlines()[0])["metrics"]["nmi"] is None
               else "nmi not null")
     write_jsonl(s / "formula.jsonl", [{"text": t, "id": f"=HYPERLINK(\"x{i}\")\nline"}
                                       for i, t in enumerate(TEXTS)])
