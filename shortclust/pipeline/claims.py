@@ -189,7 +189,11 @@ class Tables:
     def __call__(self, name: str) -> pd.DataFrame | None:
         if name not in self._frames:
             path = self.folder / f"{name}.csv"
-            self._frames[name] = pd.read_csv(path) if path.is_file() else None
+            frame = pd.read_csv(path) if path.is_file() else None
+            if frame is not None and "mean" in frame.columns:
+                # A row with no runs yet (a baseline listed but not fitted) is absent.
+                frame = frame[frame["mean"].notna()]
+            self._frames[name] = frame
         return self._frames[name]
 
 

@@ -196,3 +196,14 @@ def test_heldout_claim_from_synthetic_records_through_the_table(tmp_path, dct_nm
     assert "| a stream |" in (tmp_path / "dct" / "heldout.md").read_text()
     assert heldout_above("incremental GSDMM")(Tables(tmp_path / "dct")).status == status
     assert heldout_above("DMM")(Tables(tmp_path / "dct")).status == ABSENT
+
+
+def test_a_listed_row_without_runs_is_absent_not_a_verdict(tmp_path):
+    from shortclust.papers.gsdmm.claims import claims
+
+    tables = _gsdmm_table2(tmp_path, with_dmafp=True)
+    frame = pd.read_csv(tmp_path / "table2.csv")
+    frame.loc[frame["model"] == "DMAFP", ["mean", "std", "runs"]] = [float("nan"), None, 0]
+    frame.to_csv(tmp_path / "table2.csv", index=False)
+    tables = Tables(tmp_path)
+    assert _verdicts(claims(tables), tables)["above DMAFP"].status == ABSENT
