@@ -80,11 +80,14 @@ def main(argv=None) -> None:
     parser.add_argument("--source", help="run the package found in this directory")
     parser.add_argument("--data-dir", default=os.environ.get(
         "SHORTCLUST_DATA", str(ROOT.parent / "shared" / "datasets")))
+    parser.add_argument("--no-warm", action="store_true",
+                        help="skip the untimed first run (kernels already compiled)")
     parser.add_argument("extra", nargs="*", help="more options of `shortclust cluster`")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         file = make_file(Path(tmp) / "texts.csv", args.docs, Path(args.data_dir))
-        run_once(file, Path(tmp) / "warm", args.source, args.extra)
+        if not args.no_warm:
+            run_once(file, Path(tmp) / "warm", args.source, args.extra)
         runs = []
         for i in range(args.repeats):
             runs.append(run_once(file, Path(tmp) / f"out{i}", args.source, args.extra))
