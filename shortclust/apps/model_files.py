@@ -439,12 +439,22 @@ def _check_header_types(path: Path, header: dict) -> None:
             refuse(f"array {_short(name)} has no valid dtype and shape ({_short(meta)})")
 
 
+def _feature_vocabulary(header: dict):
+    """The vocabulary when it names the model's features (term counts or their TF-IDF);
+    None for a model fitted on embeddings, whose vocabulary only serves its top words and
+    the counts of new texts, not its columns."""
+    representation = header.get("representation")
+    if isinstance(representation, dict) and representation.get("name") not in (None, "tfidf"):
+        return None
+    return header.get("vocabulary")
+
+
 def _check_declared_state(path: Path, header: dict) -> dict[str, int]:
     from shortclust.models.common.invariants import FittedStateError, check_shapes
 
     declared = {name: (np.dtype(meta["dtype"]), tuple(meta["shape"]))
                 for name, meta in header["arrays"].items()}
-    vocabulary = header.get("vocabulary")
+    vocabulary = _feature_vocabulary(header)
     try:
         return check_shapes(invariants_of(header["model"]), header["fitted"], declared,
                             None if vocabulary is None else len(vocabulary), header["params"])
@@ -544,7 +554,7 @@ def _rebuild(path: Path, header: dict, arrays: dict[str, np.ndarray]) -> SavedMo
                              "edited or damaged; save the model again") from None
     try:
         model = model_from_state(model_class, params, header["fitted"], arrays,
-                                 header.get("vocabulary"))
+                                 _feature_vocabulary(header))
     except (KeyError, TypeError, ValueError, AttributeError, IndexError,
             OverflowError) as error:
         raise ModelFileError(

