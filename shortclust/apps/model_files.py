@@ -59,8 +59,8 @@ import numpy as np
 
 from shortclust.errors import ConfigError, ModelFileError, ShortclustError
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "SavedModel", "load_model", "max_array_bytes",
-           "read_model_file", "save_model"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "SavedModel", "check_model_file", "load_model",
+           "max_array_bytes", "read_model_file", "save_model"]
 
 FORMAT = "shortclust-model"
 #: Bumped whenever the layout or a model's saved attributes change; other versions are refused.
@@ -223,6 +223,28 @@ def load_model(path) -> SavedModel:
     """
     checked = read_model_file(path)
     return _rebuild(checked.path, checked.header, checked.arrays)
+
+
+def check_model_file(path) -> None:
+    """The first pass alone (header, declared shapes and sizes; no array read), with numpy
+    only: what a command runs before importing the model code, so a crafted file costs
+    little memory.
+
+    Raises
+    ------
+    ModelFileError
+    """
+    path = Path(path)
+    _check_is_regular_file(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            _first_pass(path, archive)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError,
+            EOFError, RuntimeError, ValueError, zlib.error, lzma.LZMAError) as error:
+        if isinstance(error, ModelFileError):
+            raise
+        raise ModelFileError(f"{path} is not a readable shortclust model file "
+                             f"({_reason(error)}): {_WAY_OUT}") from None
 
 
 def read_model_file(path) -> CheckedFile:

@@ -60,6 +60,9 @@ def predict_file(model_path, file, output) -> Prediction:
     ModelFileError, DataError
         An unusable model file, or input file.
     """
+    from shortclust.apps.model_files import check_model_file
+
+    check_model_file(model_path)  # with numpy only: a crafted file never loads the model code
     from shortclust.apps.assignments import DROPPED, EMPTY, OK, SourceDocuments, \
         write_assignments
     from shortclust.apps.text_clusterer import TextClusterer
