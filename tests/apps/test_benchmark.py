@@ -110,6 +110,9 @@ def test_suite_runs_then_no_fit_rebuilds_every_file_byte_for_byte(checkout, tmp_
     again = run_benchmark(["tiny"], fit=False, **job_options(checkout))
     assert again.fitted == 0
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == written
+    # A suite nothing of which was ever run: --no-fit writes no table for it.
+    shutil.rmtree(records)
+    assert run_benchmark(["tiny"], fit=False, **job_options(checkout)).written == []
 
 
 def test_models_option_fits_only_those_but_tables_keep_every_cell(checkout):

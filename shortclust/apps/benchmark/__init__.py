@@ -98,12 +98,14 @@ class BenchmarkJob:
         if missing and not archive.exists():
             return [], (f"not run: needs the optional extra shortclust[{cell.extra}] "
                         f"(pip install '.[{cell.extra}]')")
+        fit = self.fit and not missing and self.chosen(cell)
+        if not fit and not archive.exists() and not (self.work_dir / cell.tag).exists():
+            return [], None  # nothing recorded and nothing to fit: no need to plan it
         config = config_from_mapping(raw, overrides, where=f"benchmark cell {cell.tag}")
         self.say(f"benchmark: {cell.tag} ({config.runs} runs)")
         options = RunOptions(resume=True, data_dir=self.data_dir, quiet=True,
                              progress=not self.quiet, jobs=self.jobs, cluster=self.cluster,
-                             fit=self.fit and not missing and self.chosen(cell),
-                             archive=archive)
+                             fit=fit, archive=archive)
         result = run_experiment(config, options)
         self.fitted += result.n_run
         return by_seed(result.planned), None
@@ -148,8 +150,14 @@ def run_suite(job: BenchmarkJob, name: str) -> None:
         if why is not None:
             notes.setdefault(board, {})[cell.method] = why
     folder = job.results_dir / name
+    if not job.fit and not any(row["runs"] for board_rows in rows.values() for row in board_rows):
+        # --no-fit never writes a suite's tables before any of its runs is recorded.
+        job.say(f"benchmark: suite {name} has no recorded runs: no tables written")
+        return
     footer = _provenance(job, suite)
     for board, board_rows in rows.items():
+        if not any(row["runs"] for row in board_rows):
+            continue  # a dataset none of whose cells has run yet gets no table
         frame = leaderboard.leaderboard_frame(board_rows)
         boards[board] = frame
         dataset = board.removesuffix("_stream")
