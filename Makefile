@@ -12,7 +12,7 @@ endif
 # Compiled numba kernels are cached beside the sources; keep the cache out of the tree.
 export NUMBA_CACHE_DIR ?= $(abspath $(VENV)/numba-cache)
 
-.PHONY: setup run test test-all test-nojit docs bench reproduce-tables clean
+.PHONY: setup run test test-all test-nojit test-browser docs bench reproduce-tables clean
 
 setup: $(STAMP)
 
@@ -51,6 +51,11 @@ test-all: $(STAMP)
 
 test-nojit: $(STAMP)
 	$(NOJIT_PYTEST) -m kernels
+
+# The HTML report opened in headless Chromium (Debian: apt-get install -y chromium): every
+# figure drawn, no console error; screenshots kept in $(SHORTCLUST_SCREENSHOTS) if set.
+test-browser: $(STAMP)
+	SHORTCLUST_BROWSER=1 $(BIN)/python -m pytest -q -m slow tests/apps/test_report_browser.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_gsdmm.py --dataset GoogleNews-T --k 300 --iters 10

@@ -94,7 +94,8 @@ def test_cluster_writes_assignments_joinable_by_id_clusters_and_a_model(tmp_path
     out = tmp_path / "out"
     result = cluster(data, out)
     assert sorted(p.name for p in out.iterdir()) == [
-        "assignments.csv", "clusters.csv", "clusters.md", "model.zip", "record.json"]
+        "assignments.csv", "clusters.csv", "clusters.md", "model.zip", "record.json",
+        "report.html"]
     assignments = read_csv(out / "assignments.csv")
     assert len(assignments) == len(rows)  # one row per input line
     assert [a["id"] for a in assignments] == [f"t{i:03d}" for i in range(len(rows))]

@@ -18,6 +18,9 @@ some, and writes, in ``<output>/``:
 ``record.json``
     What reproduces the run: the file's checksum, every setting and the seed, how the
     number of clusters was chosen, package versions, commit, metrics.
+``report.html``
+    One self-contained page: overview, map of the documents, the clusters' bars and texts
+    (:mod:`shortclust.apps.report`); not with ``--no-report``.
 
 Nothing is written until the fit has succeeded; the files are then written into a
 temporary folder beside the output, which replaces the output only when complete, so a
@@ -92,6 +95,7 @@ class ClusterResult:
     files: list[Path] = field(default_factory=list)
     record: dict[str, Any] = field(default_factory=dict)
     model_note: str | None = None
+    report: bool = True
 
 
 def default_output(dataset: str) -> Path:
@@ -186,8 +190,10 @@ def _read(dataset: str, data_dir):
     return path, read_documents(path)
 
 
-def cluster_file(request: ClusterRequest, *, data_dir=None, progress: bool = True):
-    """Fit the request's clusterer on its file and write the files of the module docstring.
+def cluster_file(request: ClusterRequest, *, data_dir=None, progress: bool = True,
+                 report: bool = True):
+    """Fit the request's clusterer on its file and write the files of the module docstring
+    (``report``: ``report.html`` too, :mod:`shortclust.apps.report`).
 
     Raises
     ------
@@ -215,7 +221,7 @@ def cluster_file(request: ClusterRequest, *, data_dir=None, progress: bool = Tru
         f"model '{clusterer.model}' has no predict, so no model.zip: new texts cannot be "
         "assigned to its clusters")
     result = ClusterResult(output, clusterer, len(raw.texts), counts, metrics, notes,
-                           model_note=unsaved)
+                           model_note=unsaved, report=report)
     result.record = _record(request, path, clusterer, metrics, cpu_seconds)
     _write_all(result, raw, unsaved is None)
     return result
@@ -342,7 +348,16 @@ def _write_files(folder: Path, result: ClusterResult, raw, save_model: bool) -> 
         names.append("model.zip")
     (folder / RECORD).write_text(json.dumps(result.record, indent=1, default=str) + "\n",
                                  encoding="utf-8")
-    return names + [RECORD]
+    names.append(RECORD)
+    if result.report:
+        from shortclust.apps.report.cluster_output import clusterer_data
+        from shortclust.apps.report.page import render
+
+        data = clusterer_data(clusterer, raw.texts, result.record, truth=raw.labels,
+                              notes=result.notes, seed=result.record["seed"])
+        (folder / "report.html").write_text(render(data), encoding="utf-8")
+        names.append("report.html")
+    return names
 
 
 def _replace(output: Path, staging: Path) -> None:

@@ -22,7 +22,8 @@ from shortclust.data.io import check_replaceable, special_kind
 from shortclust.errors import ConfigError
 
 #: What ``shortclust cluster`` writes in its output directory (:mod:`shortclust.apps.cluster`).
-CLUSTER_WRITES = ("assignments.csv", "clusters.csv", "clusters.md", "model.zip", "record.json")
+CLUSTER_WRITES = ("assignments.csv", "clusters.csv", "clusters.md", "model.zip", "record.json",
+                  "report.html")
 
 __all__ = ["CLUSTER_WRITES", "check_output_dir", "check_output_file", "check_replaceable", "special_kind"]
 

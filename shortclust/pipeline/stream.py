@@ -20,7 +20,9 @@ Output (besides ``summary.csv``/``.md`` of the final cumulative metrics):
   ``n_clusters``, ``n_iter``, ``seconds``, ``prequential``, ``cumulative``, ``batch_fit``;
   ``start``/``end`` are the time window ``[start, end)`` for time batching, else the times
   of the batch's first and last documents, or their stream positions without times;
-  ``one_class: true`` when the batch's documents hold one class) and ``batch_fit`` (the
+  ``one_class: true`` when the batch's documents hold one class; ``top_words``, each
+  cluster's top words after the batch, when the config sets ``top_words: N`` and the
+  model names words) and ``batch_fit`` (the
   ordinary fit's ``metrics``, ``n_clusters``, ``fit_seconds``), and ``fit_cpu_seconds`` /
   ``fit_peak_mb``, the CPU time and peak memory of the stream's batches (their scoring
   included; :mod:`.resources`);
@@ -127,6 +129,7 @@ def _stream_batches(context, run, callback) -> tuple[Any, list[dict[str, Any]]]:
         model.partial_fit(features[batch.start:batch.stop])
         seconds = time.perf_counter() - started
         labels = np.asarray(model.labels_)  # every document so far, in stream order
+        words = _batch_top_words(context, model)
         entries.append({
             "batch": number, "n_docs": batch.stop - batch.start,
             "start": batch.first, "end": batch.last,
@@ -138,9 +141,22 @@ def _stream_batches(context, run, callback) -> tuple[Any, list[dict[str, Any]]]:
                 context.score(labels, slice(batch.start, batch.stop), truth), one_class),
             "cumulative": _defined(context.score(labels, slice(0, batch.stop), truth),
                                    len(classes) == 1),
+            **({"top_words": words} if words is not None else {}),
         })
         callback(number, len(stream.batches), int(model.n_clusters_))
     return model, entries
+
+
+def _batch_top_words(context, model) -> list[list[list]] | None:
+    """Each cluster's top words (``[word, weight]`` pairs) after a batch, when the config
+    asks for top words (``top_words: N``) and the model names words; else None. Topic
+    drift (DCT, TTM) is read from these (``shortclust report``)."""
+    n, vocabulary = context.words
+    if not context.record_words or vocabulary is None \
+            or not context.model_class.capabilities.top_words:
+        return None
+    return [[[str(word), round(float(weight), 6)] for word, weight in words]
+            for words in model.top_words(n, vocabulary=list(vocabulary))]
 
 
 def _held_out(model, batch, seen):

@@ -1,0 +1,67 @@
+"""``shortclust report RUN_DIR``: one self-contained HTML page of a run's clusters.
+
+:mod:`.data` reads the run and computes what is shown (plain numbers, testable without a
+browser), :mod:`.layout` places the documents in 2-D, :mod:`.figures` draws plotly
+figures and :mod:`.page` writes them, with plotly.js inlined, into one HTML file that opens
+offline. ``shortclust cluster`` writes ``report.html`` this way unless told
+``--no-report``; ``shortclust run --report`` too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["REPORT_FILE", "write_report"]
+
+REPORT_FILE = "report.html"
+
+
+def write_report(run_dir, output=None, *, run_id: str | None = None, data_dir=None,
+                 corpus=None, documents=None, clusters=None, notes=(), seed: int = 0,
+                 max_points: int | None = None) -> Path:
+    """Build the report of ``run_dir`` and write it (atomically) to ``output``.
+
+    Parameters
+    ----------
+    run_dir : path-like
+        A ``shortclust cluster`` output folder or a ``shortclust run`` output folder.
+    output : path-like, optional
+        Default ``run_dir/report.html``.
+    run_id : str, optional
+        Which run of the folder (default: the first with its labels file).
+    data_dir : path-like, optional
+        Where registered datasets are.
+    corpus, documents, clusters : optional
+        The run's corpus, input documents and described clusters
+        (dicts of ``cluster``, ``size``, ``top_words``, ``representatives``) when the caller
+        has them already.
+    notes : sequence of str
+        Lines for the overview (what preprocessing chose).
+    seed : int
+        Seeds the map.
+    max_points : int, optional
+        Documents on the map at most (default :data:`.data.MAX_MAP_POINTS`).
+
+    Returns
+    -------
+    Path
+        The file written.
+    """
+    from shortclust.apps.report.data import (MAX_MAP_POINTS, load_run, load_run_corpus,
+                                             report_data)
+    from shortclust.apps.report.page import render
+    from shortclust.pipeline.records import atomic_write_text
+
+    if (Path(run_dir) / "record.json").is_file():  # a `shortclust cluster` output
+        from shortclust.apps.report.cluster_output import cluster_folder_data
+
+        data = cluster_folder_data(run_dir, seed=seed, max_points=max_points or MAX_MAP_POINTS)
+        atomic_write_text(output, render(data))
+        return output
+    run = load_run(run_dir, run_id)
+    corpus = corpus if corpus is not None else load_run_corpus(run, data_dir)
+    data = report_data(run, corpus, seed=seed, documents=documents, clusters=clusters,
+                       extra_notes=notes, max_points=max_points or MAX_MAP_POINTS)
+    output = Path(output) if output is not None else Path(run_dir) / REPORT_FILE
+    atomic_write_text(output, render(data))
+    return output
