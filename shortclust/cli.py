@@ -360,13 +360,8 @@ def report_command(
     with _user_errors():
         from shortclust.apps.report import write_report
 
-        target = _output_dir(output)
-        if target is not None and target.is_dir():
-            from shortclust.errors import ConfigError
-
-            raise ConfigError(f"output '{target}' is a directory: give a file name with --output")
-        written = write_report(run_dir, target, run_id=run_id, data_dir=data_dir,
-                               max_points=max_points)
+        written = write_report(run_dir, _output_dir(output), run_id=run_id,
+                               data_dir=data_dir, max_points=max_points)
         typer.echo(f"wrote {written} ({written.stat().st_size / 1e6:.1f} MB)")
 
 

@@ -9,9 +9,10 @@ font when the machine is loaded) are kept apart: they are not the page's.
 
 Run as a script to check a page and keep its screenshot::
 
-    python -m tests.apps.browser report.html shot.png [--offline]
+    python -m tests.apps.browser report.html shot.png [--offline] [--bottom=PIXELS]
 
-``--offline`` runs Chromium in a network namespace of its own (``unshare -n``): no network.
+``--offline`` runs Chromium in a network namespace of its own (``unshare -n``): no network;
+``--bottom=2300`` keeps the last 2300 pixels of the page (a stream report's stream part).
 """
 
 from __future__ import annotations
@@ -85,9 +86,25 @@ def compress_png(path, colours: int = 128) -> Path:
     return Path(path)
 
 
+def keep_bottom(path, height: int) -> Path:
+    """Crop a screenshot to the ``height`` pixels above the end of the painted page."""
+    import numpy as np
+    from PIL import Image
+
+    image = Image.open(path).convert("RGB")
+    painted = np.flatnonzero((np.asarray(image).min(axis=(1, 2)) < 250))
+    end = int(painted[-1]) + 20 if painted.size else image.height
+    image.crop((0, max(0, end - height), image.width, min(end, image.height))).save(path)
+    return Path(path)
+
+
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    opened = open_page(args[0], args[1], offline="--offline" in sys.argv)
+    bottom = next((int(a.split("=")[1]) for a in sys.argv if a.startswith("--bottom=")), None)
+    opened = open_page(args[0], args[1], offline="--offline" in sys.argv,
+                       height=12000 if bottom else 2400)
+    if bottom:
+        keep_bottom(opened.screenshot, bottom)
     compress_png(opened.screenshot)
     for line in opened.console:
         print(f"console: {line}")

@@ -46,12 +46,22 @@ def write_report(run_dir, output=None, *, run_id: str | None = None, data_dir=No
     -------
     Path
         The file written.
+
+    Raises
+    ------
+    ShortclustError
+        ``output`` is a directory, or the run or its dataset cannot be read (one line).
     """
     from shortclust.apps.report.data import (MAX_MAP_POINTS, load_run, load_run_corpus,
                                              report_data)
     from shortclust.apps.report.page import render
     from shortclust.pipeline.records import atomic_write_text
 
+    output = Path(output) if output is not None else Path(run_dir) / REPORT_FILE
+    if output.is_dir():
+        from shortclust.errors import ConfigError
+
+        raise ConfigError(f"output '{output}' is a directory: give a file name with --output")
     if (Path(run_dir) / "record.json").is_file():  # a `shortclust cluster` output
         from shortclust.apps.report.cluster_output import cluster_folder_data
 
@@ -62,6 +72,5 @@ def write_report(run_dir, output=None, *, run_id: str | None = None, data_dir=No
     corpus = corpus if corpus is not None else load_run_corpus(run, data_dir)
     data = report_data(run, corpus, seed=seed, documents=documents, clusters=clusters,
                        extra_notes=notes, max_points=max_points or MAX_MAP_POINTS)
-    output = Path(output) if output is not None else Path(run_dir) / REPORT_FILE
     atomic_write_text(output, render(data))
     return output

@@ -295,9 +295,10 @@ def how_k_was_chosen(record: dict[str, Any], found: int) -> str:
     if bound is None:
         return f"found by the model itself: {found}"
     if found < int(bound):
-        return (f"n_clusters={bound} given; the model left {int(bound) - found} of them "
-                f"empty, so {found} hold documents")
-    return f"n_clusters={bound} given"
+        return (f"set by the model's parameter n_clusters={bound} (given, or its default); "
+                f"the model left {int(bound) - found} of them empty, so {found} hold "
+                "documents")
+    return f"set by the model's parameter n_clusters={bound} (given, or its default)"
 
 
 def _representation(record: dict[str, Any]) -> str:

@@ -19,8 +19,10 @@ __all__ = ["CONSOLE_PREFIX", "render"]
 
 #: Start of the one console message the page writes.
 CONSOLE_PREFIX = "shortclust-report:"
-#: Representative texts shown per cluster in the table.
+#: Top words shown per cluster in the table.
 _TABLE_WORDS = 10
+#: Clusters in the table (the largest).
+TABLE_CLUSTERS = 60
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 1280px; padding: 0 16px;
@@ -60,27 +62,28 @@ def render(data: ReportData) -> str:
     colours = fig.cluster_colours([c["cluster"] for c in data.clusters if c["size"]])
     sections.append(_overview(data))
     if data.map:
-        sections.append("<h2>Map</h2>"
+        sections.append("<h2 id=\"map-section\">Map</h2>"
                         + figure("map", fig.map_figure(data.map, names, colours))
                         + f'<p class="note">{_e(data.map["method"])}; coloured by cluster, '
                         "hover for the text; click a cluster in the legend to hide it, "
                         "double-click to show it alone.</p>")
-    sections.append("<h2>Clusters</h2>"
+    sections.append("<h2 id=\"clusters\">Clusters</h2>"
                     + figure("sizes", fig.sizes_figure(data.clusters, colours))
                     + figure("bars", fig.bars_figure(data.clusters, colours))
                     + _clusters_table(data))
     if data.similarity:
-        sections.append("<h2>Which clusters are alike</h2>"
+        sections.append("<h2 id=\"similar\">Which clusters are alike</h2>"
                         + figure("similarity", fig.similarity_figure(data.similarity))
                         + '<p class="note">Pairs near 1 use the same words: candidates to '
                         "merge.</p>")
     if data.contingency:
-        sections.append("<h2>Against the labels</h2>" + _metrics_table(data.metrics)
+        sections.append("<h2 id=\"labels\">Against the labels</h2>"
+                        + _metrics_table(data.metrics)
                         + figure("contingency", fig.contingency_figure(data.contingency)))
     if data.stream:
         stream = data.stream
         sections.append(
-            "<h2>Over the stream</h2>"
+            "<h2 id=\"stream\">Over the stream</h2>"
             + figure("stream_sizes", fig.stream_sizes_figure(stream))
             + figure("births", fig.births_figure(stream))
             + figure("drift", fig.drift_figure(stream))
@@ -118,23 +121,25 @@ _DRAW = """
 def _overview(data: ReportData) -> str:
     rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in data.overview)
     notes = "".join(f"<li>{_e(note)}</li>" for note in data.notes)
-    return ("<h2>Overview</h2>" f'<table class="overview">{rows}</table>'
+    return ("<h2 id=\"overview\">Overview</h2>" f'<table class="overview">{rows}</table>'
             + (f'<ul class="note">{notes}</ul>' if notes else ""))
 
 
 def _clusters_table(data: ReportData) -> str:
     rows = []
-    for cluster in data.clusters:
-        if not cluster["size"]:
-            continue
+    shown = [cluster for cluster in data.clusters if cluster["size"]]
+    for cluster in shown[:TABLE_CLUSTERS]:
         words = ", ".join(f"{_e(w)} ({v:.3g})" for w, v in cluster["top_words"][:_TABLE_WORDS])
         texts = "".join(f"<li>{_e(doc['text'])}</li>" for doc in cluster["representatives"])
         rows.append(f"<tr><td>c{cluster['cluster']}</td><td>{cluster['size']} "
                     f"({100 * cluster['share']:.1f}%)</td><td>{words or '-'}</td>"
                     f'<td class="texts"><ol>{texts}</ol></td></tr>')
+    more = len(shown) - TABLE_CLUSTERS
     return ('<table class="clusters"><tr><th>cluster</th><th>size</th><th>top words '
             "(weight)</th><th>representative documents</th></tr>" + "".join(rows)
-            + "</table>")
+            + "</table>" + (f'<p class="note">The {more} smaller clusters are left out here '
+                            "(clusters.csv and clusters.md list every cluster).</p>"
+                            if more > 0 else ""))
 
 
 def _metrics_table(metrics: dict[str, Any] | None) -> str:
