@@ -201,3 +201,16 @@ def test_stream_report_has_sizes_births_and_words_per_batch(tmp_path, model, par
     page = (tmp_path / "run" / REPORT_FILE).read_text()
     ids = [f["id"] for f in figures_of(page)]
     assert {"stream_sizes", "births", "drift", "stream_metrics"} <= set(ids)
+
+
+def test_words_per_batch_without_recorded_ones_come_from_the_batchs_documents():
+    from shortclust.data.corpus import Corpus
+
+    corpus = Corpus.from_texts(["flood river", "flood rain", "fire smoke", "fire fire heat"],
+                               times=[0, 1, 2, 3])
+    record = {"batches": [{"batch": 1, "n_docs": 2}, {"batch": 2, "n_docs": 2}]}
+    stream = report_data.stream_data(record, corpus, np.array([0, 0, 0, 0]))
+    words = stream["words"][0]
+    assert words[0][0] == ["flood", 0.5] and words[1][0] == ["fire", 0.6]
+    assert stream["words_from"].startswith("the words most frequent")
+    assert stream["sizes"] == [[2, 2]] and stream["births"] == [1, 0]
