@@ -221,12 +221,9 @@ def cluster(
     top_words: int = typer.Option(10, "--top-words", min=1, help="Top words per cluster."),
     data_dir: DataDirOption = None,
     quiet: bool = typer.Option(False, "--quiet", help="No progress, notes or report."),
-    report: bool = typer.Option(
-        True, "--report/--no-report",
-        help="Write report.html (overview, map, clusters' bars and texts; one offline file)."),
+    report: bool = typer.Option(True, "--report/--no-report", help="Write report.html."),
 ) -> None:
-    """Cluster the texts of one file: assignments, clusters with top words, a saved model,
-    an HTML report."""
+    """Cluster the texts of one file: assignments, clusters, a saved model, an HTML report."""
     with _user_errors():
         from shortclust.apps.cluster import cluster_config, cluster_file, report_lines
         from shortclust.apps.safe_output import CLUSTER_WRITES, check_output_dir
@@ -319,8 +316,6 @@ def run(
         None, "--embeddings", metavar="minilm|glove",
         help="Fit on packaged embeddings (the config's representation: sentence_embeddings "
              "or glove)."),
-    report: bool = typer.Option(
-        False, "--report", help="Write report.html of the first run in the output directory."),
 ) -> None:
     """Run an experiment: fit the model once per seed, record each run, print a summary."""
     with _user_errors():
@@ -336,33 +331,20 @@ def run(
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None
-        if report:
-            from shortclust.apps.report import write_report
-
-            typer.echo(f"report: {write_report(experiment.output_dir, data_dir=data_dir)}")
 
 
 @app.command("report")
 def report_command(
-    run_dir: Path = typer.Argument(
-        ..., metavar="RUN_DIR",
-        help="A folder written by `shortclust cluster` or `shortclust run` (streams too)."),
-    output: Optional[str] = typer.Option(
-        None, "--output", metavar="HTML", help="File to write (default: RUN_DIR/report.html)."),
-    run_id: Optional[str] = typer.Option(
-        None, "--run-id", help="Which run of the folder (default: the first with labels)."),
-    max_points: int = typer.Option(
-        3000, "--max-points", min=10,
-        help="Documents on the map at most (above it, a random sample of that many)."),
+    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="A folder cluster or run wrote."),
+    output: Optional[str] = typer.Option(None, "--output", help="Default: RUN_DIR/report.html."),
+    run_id: Optional[str] = typer.Option(None, "--run-id", help="Default: the first run."),
     data_dir: DataDirOption = None,
 ) -> None:
     """Write one self-contained HTML report of a run: overview, map, clusters, labels, stream."""
     with _user_errors():
         from shortclust.apps.report import write_report
-
-        written = write_report(run_dir, _output_dir(output), run_id=run_id,
-                               data_dir=data_dir, max_points=max_points)
-        typer.echo(f"wrote {written} ({written.stat().st_size / 1e6:.1f} MB)")
+        typer.echo("wrote " + str(write_report(run_dir, _output_dir(output), run_id=run_id,
+                                               data_dir=data_dir)))
 
 
 DEFAULT_SWEEP_CONFIG = Path("configs/gsdmm_tweet.yaml")

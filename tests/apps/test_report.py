@@ -143,9 +143,12 @@ def test_no_report_removes_an_earlier_one(clustered, tmp_path):
 def test_report_command_rewrites_from_the_folder_and_refuses_bad_input(clustered, tmp_path):
     out, _ = clustered
     target = tmp_path / "again.html"
-    result = invoke("report", out, "--output", target, "--max-points", 10)
+    result = invoke("report", out, "--output", target)
     assert result.exit_code == 0, result.output
-    assert sum(len(t["x"]) for t in figures_of(target.read_text())[0]["figure"]["data"]) == 10
+    again, first = figures_of(target.read_text()), figures_of((out / REPORT_FILE).read_text())
+    # The same map and clusters (the folder keeps no labels: no contingency table).
+    assert [f["id"] for f in again] == ["map", "sizes", "bars", "similarity"]
+    assert again[:4] == first[:4]
     for args, match in [((tmp_path / "nowhere",), "not found"),
                         ((tmp_path,), "holds no records.jsonl")]:
         result = invoke("report", *args)
@@ -182,8 +185,9 @@ def test_stream_report_has_sizes_births_and_words_per_batch(tmp_path, model, par
     config = tmp_path / "stream.yaml"
     config.write_text(STREAM_CONFIG.format(data=data, out=tmp_path / "run", model=model,
                                            params=params))
-    result = invoke("run", config, "--report", "--quiet")
+    result = invoke("run", config, "--quiet")
     assert result.exit_code == 0, result.output
+    assert invoke("report", tmp_path / "run").exit_code == 0
     run = report_data.load_run(tmp_path / "run")
     assert run.is_stream
     batches = run.record["batches"]

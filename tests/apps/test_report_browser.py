@@ -55,7 +55,8 @@ def test_stream_report_draws_sizes_over_time_and_drift(tmp_path):
     config = tmp_path / "stream.yaml"
     config.write_text(STREAM_CONFIG.format(data=data, out=tmp_path / "run", model="dct",
                                            params="{n_clusters: 5, max_iter: 3}"))
-    assert invoke("run", config, "--report", "--quiet").exit_code == 0
+    assert invoke("run", config, "--quiet").exit_code == 0
+    assert invoke("report", tmp_path / "run").exit_code == 0
     page = tmp_path / "run" / REPORT_FILE
     n_figures = len(re.findall(r'<div class="fig" id=', page.read_text()))
     assert n_figures == 9  # the five above and four of the stream

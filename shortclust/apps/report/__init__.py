@@ -4,7 +4,7 @@
 browser), :mod:`.layout` places the documents in 2-D, :mod:`.figures` draws plotly
 figures and :mod:`.page` writes them, with plotly.js inlined, into one HTML file that opens
 offline. ``shortclust cluster`` writes ``report.html`` this way unless told
-``--no-report``; ``shortclust run --report`` too.
+``--no-report`` (:mod:`.cluster_output`).
 """
 
 from __future__ import annotations
