@@ -112,7 +112,7 @@ def bars_figure(clusters: list[dict[str, Any]], colours: dict[int, str],
                                 hovertemplate="%{y}: %{x:.4g}<extra></extra>"),
                          row=i // columns + 1, col=i % columns + 1)
     figure.update_layout(**_layout(f"Top words of the {len(shown)} largest clusters "
-                                   "(the model's weights)", 260 * rows + 80))
+                                   "(weights as in clusters.csv)", 260 * rows + 80))
     figure.update_yaxes(tickfont={"size": 10})
     return figure
 
