@@ -19,6 +19,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from shortclust.apps.benchmark import command as bench
+from shortclust.apps.report.command import report_app
 from shortclust.errors import (
     ShortclustError, interrupt_exit_code, show_warnings_on_one_line,
 )
@@ -58,6 +59,7 @@ def _options(
 data_app = typer.Typer(help="List, inspect and download the registered datasets.",
                        no_args_is_help=True)
 app.add_typer(data_app, name="data")
+app.add_typer(report_app)  # `shortclust report` (shortclust.apps.report.command)
 
 INTERRUPTED = 130
 TERMINATED = 143
@@ -199,9 +201,8 @@ def cluster(
         DEFAULT_EMBEDDINGS, "--embeddings", metavar="minilm|glove",
         help="Fit a vector model on packaged embeddings: minilm (sentence embeddings, extra "
              "shortclust\\[embeddings]) or glove (extra shortclust\\[glove])."),
-    reduce_to: Optional[int] = typer.Option(
-        None, "--reduce-to", min=1, metavar="N",
-        help="Merge the clusters found into at most N, the most similar first."),
+    reduce_to: Optional[int] = typer.Option(None, "--reduce-to", min=1, metavar="N", help=(
+        "Merge the clusters found into at most N, the most similar first.")),
     set_: Annotated[Optional[List[str]], typer.Option(
         "--set", metavar="NAME=VALUE",
         help="A model parameter, e.g. alpha=0.05 or max_iter=50. Repeatable.")] = None,
@@ -211,10 +212,9 @@ def cluster(
              "basic-LANG, chinese, or auto: basic for raw text or text full of stop words, "
              "none for text tokenised already, chinese for Chinese. NAME(min_df=N) changes "
              "a pipeline's document-frequency cut."),
-    language: Optional[str] = typer.Option(
-        None, "--language", metavar="LANG",
-        help="Remove the stop words of this language (de, es, french, ...) instead of "
-             "English ones (extra shortclust\\[languages])."),
+    language: Optional[str] = typer.Option(None, "--language", metavar="LANG", help=(
+        "Remove the stop words of this language (de, es, french, ...) instead of English "
+        "ones (extra shortclust\\[languages]).")),
     seed: int = typer.Option(0, "--seed", min=0, help="Random seed (same seed, same clusters)."),
     output: Optional[str] = typer.Option(
         None, "--output", metavar="DIR", help="Output directory (default: <FILE stem>_clusters)."),
@@ -302,8 +302,7 @@ def run(
     runs: RunsOption = None,
     output: Optional[str] = typer.Option(
         None, "--output", metavar="DIR",
-        help="Output directory (default: the config's output, else runs/<name>)."
-    ),
+        help="Output directory (default: the config's output, else runs/<name>)."),
     data_dir: DataDirOption = None,
     resume: ResumeOption = False,
     quiet: QuietOption = False,
@@ -331,20 +330,6 @@ def run(
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None
-
-
-@app.command("report")
-def report_command(
-    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="A folder cluster or run wrote."),
-    output: Optional[str] = typer.Option(None, "--output", help="Default: RUN_DIR/report.html."),
-    run_id: Optional[str] = typer.Option(None, "--run-id", help="Default: the first run."),
-    data_dir: DataDirOption = None,
-) -> None:
-    """Write one self-contained HTML report of a run: overview, map, clusters, labels, stream."""
-    with _user_errors():
-        from shortclust.apps.report import write_report
-        typer.echo("wrote " + str(write_report(run_dir, _output_dir(output), run_id=run_id,
-                                               data_dir=data_dir)))
 
 
 DEFAULT_SWEEP_CONFIG = Path("configs/gsdmm_tweet.yaml")
