@@ -32,6 +32,8 @@ _MODELS = {
     "ncut_nmf": ("shortclust.models.nmf.ncut_nmf", "NMFClustering"),
     "rlsi": ("shortclust.models.nmf.rlsi", "RLSI"),
     "lda": ("shortclust.models.lda.lda", "LDA"),
+    "mstream": ("shortclust.models.dmm.mstream", "MStream"),
+    "mstreamf": ("shortclust.models.dmm.mstream", "MStreamF"),
     # Modern baselines on document vectors (not in the papers); BERTopic needs the extra
     # `bench` when fitted, not to be named.
     "hdbscan": ("shortclust.models.modern.hdbscan_model", "HDBSCAN"),

@@ -158,7 +158,7 @@ class DMMMixin:
         check_is_fitted(self, "labels_")
         counts = self._model_counts(same_columns(X, self.n_features_in_))
         n_wz = np.ascontiguousarray(self.cluster_word_counts_.T)
-        out = np.empty((counts.shape[0], self.n_clusters_))
+        out = np.empty((counts.shape[0], n_wz.shape[1]))  # one column per fitted cluster
         kernels.log_posterior(
             counts.indptr, counts.indices, counts.data,
             self.cluster_sizes_.astype(np.float64), n_wz.sum(axis=0).astype(np.float64),

@@ -20,7 +20,8 @@ CONFIGS = Path("configs/papers/dct")
 MODELS = {"DCT": ("dct.yaml", "dct"), "DCT-L": ("dct_long.yaml", "dct"),
           "DCT-F": ("dct_fixed.yaml", "dct"), "DCT-P": ("dct_tracking.yaml", "dct"),
           "TTM": ("ttm.yaml", "ttm"), "DMM": ("dmm.yaml", "gsdmm"),
-          "LDA": ("lda.yaml", "lda")}
+          "LDA": ("lda.yaml", "lda"), "MStream": ("mstream.yaml", "mstream"),
+          "MStreamF": ("mstreamf.yaml", "mstreamf")}
 #: The labelled streams (the paper's collection is not public).
 DATASETS = ("MStream-News-T", "MStream-Tweets-T", "CrisisLexT26")
 #: Figure 7's analogue: the numbers of topics, on one stream.
