@@ -24,6 +24,10 @@ with ``P(v | t, d, z)`` the topic's word distribution (DCT: ``phi_t,z,v``, Eq. 9
 rows. **Plain query likelihood** (the paper's LM baseline, "Eq. 12 and 13 after removing
 P_Cluster") is ``lambda = 0`` without clusters.
 
+**TMS** (Efron et al., SIGIR 2014; the paper's Table 2 baseline) is plain query likelihood
+re-scored with a temporal density estimated from the top of its own ranking
+(:mod:`shortclust.evaluation.temporal_feedback`): a setting's ``gamma > 0``.
+
 Conventions the paper leaves open, chosen here and stated:
 
 - Ages are in days (``ages_in_days``); ``b`` is a per-day base.
@@ -56,6 +60,7 @@ import scipy.sparse as sp
 
 from shortclust.errors import DataError, ParameterError
 from shortclust.evaluation.ranking import RANKING_METRICS, ranking_metrics, top_ranked
+from shortclust.evaluation.temporal_feedback import feedback_log_density
 
 __all__ = ["Query", "Smoothing", "SmoothingGrid", "Collection", "RetrievalResult",
            "TunedResult", "evaluate_retrieval", "query_log_likelihood", "grid_metrics",
@@ -84,11 +89,14 @@ class Query:
 
 @dataclass(frozen=True)
 class Smoothing:
-    """One setting of Eq. 13: mixture ``lam``, Dirichlet prior ``mu``, decay base ``b``."""
+    """One setting of Eq. 13: mixture ``lam``, Dirichlet prior ``mu``, decay base ``b``;
+    and ``gamma``, the weight of TMS's temporal feedback (0: none; see
+    :mod:`shortclust.evaluation.temporal_feedback`)."""
 
     lam: float = 0.0
     mu: float = 100.0
     b: float = 1.0
+    gamma: float = 0.0
 
     def __post_init__(self):
         if not 0.0 <= self.lam <= 1.0:
@@ -97,6 +105,9 @@ class Smoothing:
             raise ParameterError(f"mu must be >= 0, got {self.mu}")
         if not self.b > 0.0:
             raise ParameterError(f"b must be > 0 (1: no recency decay), got {self.b}")
+        if not self.gamma >= 0.0:
+            raise ParameterError(f"gamma must be >= 0 (0: no temporal feedback), got "
+                                 f"{self.gamma}")
 
 
 @dataclass(frozen=True)
@@ -110,11 +121,13 @@ class SmoothingGrid:
     lams: tuple = tuple(round(0.1 * i, 1) for i in range(11))
     mus: tuple = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0)
     bs: tuple = (1.0, 1.001, 1.01, 1.1)
+    gammas: tuple = (0.0,)
 
     @property
     def points(self) -> list[Smoothing]:
-        """The settings in grid order: by mu, then b, then lambda."""
-        return [Smoothing(lam, mu, b) for mu, b, lam in product(self.mus, self.bs, self.lams)]
+        """The settings in grid order: by mu, then b, then lambda, then gamma."""
+        return [Smoothing(lam, mu, b, gamma) for mu, b, lam, gamma in
+                product(self.mus, self.bs, self.lams, self.gammas)]
 
 
 class Collection:
@@ -191,11 +204,26 @@ def query_log_likelihood(collection, tokens, smoothings) -> np.ndarray:
     -------
     ndarray of shape (n_settings, n_documents)
         Natural logs; ``-inf`` for a document of probability 0. A query none of whose
-        words occurs in the collection gives 0 everywhere.
+        words occurs in the collection gives 0 everywhere. A setting with ``gamma > 0``
+        adds TMS's ``gamma log f(t_d | q)``, the density estimated from the top of the
+        same setting's ranking without it.
     """
     if isinstance(smoothings, Smoothing):
         smoothings = [smoothings]
     _check_lambdas(collection, smoothings)
+    scores = _lexical_scores(collection, tokens, smoothings)
+    densities = {}  # one per (lam, mu, b): the gammas of a grid share it
+    for row, setting in enumerate(smoothings):
+        if setting.gamma > 0.0:
+            key = (setting.lam, setting.mu, setting.b)
+            if key not in densities:
+                densities[key] = feedback_log_density(scores[row], -collection.ages)
+            scores[row] = scores[row] + setting.gamma * densities[key]
+    return scores
+
+
+def _lexical_scores(collection, tokens, smoothings) -> np.ndarray:
+    """Eq. 12-13 of every document for each setting (its ``gamma`` ignored)."""
     columns, repeats = collection.query_terms(tokens)
     scores = np.zeros((len(smoothings), collection.n_documents))
     for column, n_vq in zip(columns, repeats):

@@ -47,8 +47,7 @@ from shortclust.evaluation.retrieval import (Collection, Query, SmoothingGrid, a
 
 __all__ = ["HAZARD_EVENTS", "event_query_text", "crisis_queries", "cutoff_positions",
            "perfect_clusters", "random_clusters", "answerable", "cutoff_tables", "retrieval_table",
-           "run_crisis_retrieval",
-           "ClusterSource"]
+           "run_crisis_retrieval", "ClusterSource", "TEMPORAL_FEEDBACK", "TMS_GAMMAS"]
 
 #: Events of each hazard type. After Olteanu et al. (CSCW 2015), who type the events: the
 #: wildfires, the bushfire and the nightclub fire are fires; the Venezuela refinery and the
@@ -69,6 +68,11 @@ HAZARD_EVENTS = {
 
 #: Corrections of the source's label spelling, so the query is what a user would type.
 _SPELLING = {"Philipinnes": "Philippines"}
+
+#: The method value of :func:`run_crisis_retrieval` for TMS: no clusters, temporal feedback.
+TEMPORAL_FEEDBACK = "temporal feedback"
+#: The TMS weights ``gamma`` tuned beside mu and b (0: plain query likelihood).
+TMS_GAMMAS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 
 #: ``(doc_topic, topic_word)`` of the first ``n`` documents at a cutoff, or None (no
 #: clusters): ``source(cutoff_index, n) -> (ndarray (n, Z), ndarray (Z, V)) | None``.
@@ -228,7 +232,9 @@ def run_crisis_retrieval(corpus, methods, grid=None, *, n_cutoffs=5, n_repeats=1
     corpus : Corpus
         CrisisLexT26, time-ordered, preprocessed.
     methods : dict
-        Name -> ClusterSource or None (plain query likelihood: ``lambda`` held at 0).
+        Name -> ClusterSource, None (plain query likelihood: ``lambda`` held at 0) or
+        :data:`TEMPORAL_FEEDBACK` (TMS: ``lambda`` at 0, ``gamma`` tuned over
+        :data:`TMS_GAMMAS` with mu and b).
     grid : SmoothingGrid, optional
     hazards : dict, optional
         Hazard type -> its events; default :data:`HAZARD_EVENTS`.
@@ -249,8 +255,14 @@ def run_crisis_retrieval(corpus, methods, grid=None, *, n_cutoffs=5, n_repeats=1
     results = {}
     for name, clusters in methods.items():
         started = time.perf_counter()
-        points = grid.points if clusters is not None else SmoothingGrid(
-            lams=(0.0,), mus=grid.mus, bs=grid.bs).points
+        if clusters is TEMPORAL_FEEDBACK:
+            clusters = None
+            points = SmoothingGrid(lams=(0.0,), mus=grid.mus, bs=grid.bs,
+                                   gammas=TMS_GAMMAS).points
+        elif clusters is None:
+            points = SmoothingGrid(lams=(0.0,), mus=grid.mus, bs=grid.bs).points
+        else:
+            points = grid.points
         table = retrieval_table(corpus, specs, clusters, points, n_cutoffs=n_cutoffs)
         tuned = split_protocol(table, n_repeats=n_repeats, seed=seed, n_folds=n_folds,
                                n_validation_folds=n_validation_folds)
@@ -318,7 +330,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         corpus = load_corpus("CrisisLexT26", args.preprocess, args.data_dir)
-        methods = {"LM (no clusters)": None,
+        methods = {"LM (no clusters)": None, "TMS": TEMPORAL_FEEDBACK,
                    "perfect clusters": perfect_clusters(corpus),
                    "random clusters": random_clusters(corpus, len(corpus.label_names),
                                                       args.seed)}
