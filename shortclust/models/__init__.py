@@ -54,6 +54,8 @@ _SOURCES = {
     "hac_sd": "Rakib et al. (IC paper)", "hac_knn": "Rakib et al. (IC paper)",
     "hac_ward": "Rakib et al. (IC paper)", "kmeans_minus": "Rakib et al. (IC paper)",
     "iterative_classification": "Rakib et al. (IC paper)",
+    "mstream": "Yin et al., KDD 2018 (DCT stream baseline)",
+    "mstreamf": "Yin et al., KDD 2018 (DCT stream baseline)",
     "hdbscan": "modern baseline (scikit-learn's HDBSCAN; not in the papers)",
     "bertopic": "modern baseline (BERTopic 0.17, extra bench; not in the papers)",
 }
