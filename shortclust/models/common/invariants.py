@@ -341,6 +341,23 @@ def _csr_window_store(values, arrays, dims):
     return None
 
 
+def _mstream_store(values, arrays, dims):
+    """MStreamF's stored batches: a valid CSR over the vocabulary, labels of live clusters."""
+    ids, ptr = arrays["cluster_ids_"], arrays["stored_ptr_"]
+    if ids.size > 1 and (np.diff(ids) <= 0).any():
+        return "cluster_ids_ is not strictly increasing"
+    if ptr.size == 0 or ptr[0] != 0 or ptr[-1] != arrays["stored_words_"].shape[0] or \
+            (np.diff(ptr) < 0).any():
+        return "stored_ptr_ is not a valid CSR row pointer over stored_words_"
+    if arrays["stored_counts_"].shape != arrays["stored_words_"].shape:
+        return "stored_counts_ and stored_words_ differ in length"
+    if arrays["stored_labels_"].shape[0] != ptr.shape[0] - 1:
+        return "stored_labels_ does not give one label per stored document"
+    if not np.isin(arrays["stored_labels_"], ids).all():
+        return "stored_labels_ names a cluster outside cluster_ids_"
+    return None
+
+
 def _labels(high="K") -> Array:
     return Array("i", ("N",), low=0, high=high, high_exclusive=True)
 
@@ -352,6 +369,21 @@ _DMM = {**_BASE, "n_clusters_": Int(0, equals="K"), "param:n_clusters": Param("K
         "cluster_word_counts_": Array("i", ("K", "V"), low=0),
         "sizes": _sizes_count_labels("cluster_sizes_")}
 _K = {"param:n_clusters": Param("K")}
+_MSTREAM = {"labels_": _labels(high="C"), "n_clusters_": Int(0, equals="C"), "n_iter_": Int(0),
+            "n_features_in_": Int(1, equals="V"), "distinct": Rule(_distinct_labels),
+            "cluster_ids_": Array("i", ("K",), low=0, high="C", high_exclusive=True),
+            "cluster_sizes_": Array("i", ("K",), low=1),
+            "cluster_word_counts_": Array("i", ("K", "V"), low=0),
+            "n_batches_": Int(0, equals="B"), "next_id_": Int(0, equals="C"),
+            "word_last_batch_": Array("i", ("V",), low=-1, high="B", high_exclusive=True),
+            "batch_sizes_": Array("i", ("B",), low=-1, high="N"),
+            "random_state_": Generator()}
+_MSTREAMF = {**_MSTREAM,
+            "stored_ptr_": Array("i", ("P",), low=0),
+            "stored_words_": Array("i", ("T",), low=0, high="V", high_exclusive=True),
+            "stored_counts_": Array("i", ("T",), low=1),
+            "stored_labels_": Array("i", ("S",), low=0, high="C", high_exclusive=True),
+            "store": Rule(_mstream_store)}
 _CENTROIDS = {**_BASE, **_K, "cluster_centers_": Array("f", ("K", "V")), "inertia_": Real(0.0),
               "idf_": Array("f", ("V",), low=0.0, nullable=True)}
 _OFFLINE_AT = IntList()
@@ -360,6 +392,8 @@ _OFFLINE_AT = IntList()
 FITTED_INVARIANTS: dict[str, dict[str, Any]] = {
     "gsdmm": {**_DMM, "n_batches_": Int(0), "random_state_": Generator()},
     "gsdpmm": {**_DMM, "n_clusters_init_": Int(1)},
+    "mstream": _MSTREAM,
+    "mstreamf": _MSTREAMF,
     "kmeans": _CENTROIDS,
     "kmeans_vsm": _CENTROIDS,
     "kmeans_idf": {**_CENTROIDS, "idf_weights_": Array("f", ("V",), low=0.0)},

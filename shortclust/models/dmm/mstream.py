@@ -7,6 +7,7 @@ from shortclust.errors import ParameterError
 from shortclust.models.dmm import _mstream_kernels as kernels
 from shortclust.models.dmm._common import (DMMMixin, binarised, count_dtype_for, doc_arrays,
                                            zero_stats)
+from shortclust.models.common.invariants import FITTED_INVARIANTS
 from shortclust.models.common.validation import as_counts, same_columns, stream_batch
 from shortclust.models.base import (Boolean, Capabilities, ClusteringModel, Integer, NoneOr,
                                     Real, Seed)
@@ -124,8 +125,9 @@ class MStream(DMMMixin, ClusteringModel):
     _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_",
                           "cluster_ids_", "cluster_sizes_", "cluster_word_counts_",
                           "n_batches_", "next_id_", "word_last_batch_", "batch_sizes_",
-                          "random_state_", "stored_ptr_", "stored_words_", "stored_counts_",
-                          "stored_labels_")
+                          "random_state_")
+
+    _fitted_invariants = FITTED_INVARIANTS["mstream"]
 
     def __init__(self, *, alpha=0.03, beta=0.03, max_iter=10, vocabulary_window=None,
                  binary=False, random_state=None):
@@ -370,6 +372,9 @@ class MStreamF(MStream):
     """
 
     _parameter_constraints = {**MStream._parameter_constraints, "stored_batches": Integer(1)}
+    _fitted_invariants = FITTED_INVARIANTS["mstreamf"]
+    _fitted_attributes = MStream._fitted_attributes + (
+        "stored_ptr_", "stored_words_", "stored_counts_", "stored_labels_")
 
     def __init__(self, *, stored_batches=1, alpha=0.03, beta=0.03, max_iter=10,
                  vocabulary_window=None, binary=False, random_state=None):
