@@ -20,6 +20,7 @@ import typer
 
 from shortclust.apps.benchmark import command as bench
 from shortclust.apps.report.command import report_app
+from shortclust.apps.version import print_version
 from shortclust.errors import (
     ShortclustError, interrupt_exit_code, show_warnings_on_one_line,
 )
@@ -34,22 +35,9 @@ app = typer.Typer(
 )
 
 
-def _version(value: bool) -> None:
-    if value:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            typer.echo(f"shortclust {version('shortclust')}")
-        except PackageNotFoundError:  # run from a source tree that was never installed
-            from shortclust import __version__
-
-            typer.echo(f"shortclust {__version__}")
-        raise typer.Exit()
-
-
 @app.callback()
 def _options(
-    show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+    show_version: bool = typer.Option(False, "--version", callback=print_version, is_eager=True,
                                       help="Print the version and exit."),
 ) -> None:
     """Cluster short texts: a file of your own (cluster, predict), experiment configs (run,
@@ -315,6 +303,8 @@ def run(
         None, "--embeddings", metavar="minilm|glove",
         help="Fit on packaged embeddings (the config's representation: sentence_embeddings "
              "or glove)."),
+    report: bool = typer.Option(False, "--report", help="Also write OUTPUT/report.html "
+                                "(of the first run; `shortclust report` for another)."),
 ) -> None:
     """Run an experiment: fit the model once per seed, record each run, print a summary."""
     with _user_errors():
@@ -330,6 +320,10 @@ def run(
         except ExperimentInterrupted as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(exc.exit_code) from None
+        if report:
+            from shortclust.apps.report import write_report
+
+            typer.echo(f"report: {write_report(Path(experiment.output), data_dir=data_dir)}")
 
 
 DEFAULT_SWEEP_CONFIG = Path("configs/gsdmm_tweet.yaml")

@@ -218,3 +218,14 @@ def test_words_per_batch_without_recorded_ones_come_from_the_batchs_documents():
     assert words[0][0] == ["flood", 0.5] and words[1][0] == ["fire", 0.6]
     assert stream["words_from"].startswith("the words most frequent")
     assert stream["sizes"] == [[2, 2]] and stream["births"] == [1, 0]
+
+
+def test_run_with_report_writes_the_page_beside_the_records(config_path, output_dir):
+    from typer.testing import CliRunner
+
+    from shortclust.cli import app
+
+    result = CliRunner().invoke(app, ["run", str(config_path), "--quiet", "--report"])
+    assert result.exit_code == 0, result.output
+    page = output_dir / "report.html"
+    assert page.is_file() and "plotly" in page.read_text(encoding="utf-8")[:200_000].lower()
