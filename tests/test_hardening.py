@@ -258,3 +258,26 @@ def test_cluster_at_a_scheduler_without_workers_fails_within_5_seconds():
             connect_cluster(empty.scheduler_address, 1)
         assert time.monotonic() - started < 10
     assert "has no worker" in one_line(refused.value)
+
+
+def test_cluster_writes_no_cell_a_spreadsheet_would_run_as_a_formula(tmp_path):
+    import csv
+
+    from typer.testing import CliRunner
+
+    from shortclust.cli import app
+
+    words = ["goal match team", "pizza pasta cheese", "phone laptop chip"]
+    texts = [f"=HYPERLINK(x) {words[i % 3]} {i % 5}" for i in range(30)]
+    source = tmp_path / "texts.csv"
+    with open(source, "w", newline="") as handle:
+        csv.writer(handle).writerows([["id", "text"]] + [[f"+{i}", t] for i, t in enumerate(texts)])
+    result = CliRunner().invoke(app, ["cluster", str(source), "-k", "3", "--quiet",
+                                      "--no-report", "--preprocess", "none",
+                                      "--output", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    for name in ("assignments.csv", "clusters.csv"):
+        with open(tmp_path / "out" / name, newline="") as handle:
+            cells = [cell for row in csv.reader(handle) for cell in row]
+        assert any(cell.startswith("'=") or cell.startswith("'+") for cell in cells), name
+        assert not [c for c in cells if c.startswith(("=", "+", "@"))], name

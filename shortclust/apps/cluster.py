@@ -338,7 +338,11 @@ def _write_files(folder: Path, result: ClusterResult, raw, save_model: bool) -> 
     clusterer = result.clusterer
     names = ["assignments.csv", "clusters.csv", "clusters.md"]
     _write_assignments(folder / names[0], clusterer, raw)
-    clusterer.clusters_.to_csv(folder / names[1], index=False, lineterminator="\n")
+    from shortclust.apps.assignments import safe_cell
+
+    # Representative texts and words are the user's text: no cell may run as a formula.
+    clusterer.clusters_.map(safe_cell).to_csv(folder / names[1], index=False,
+                                              lineterminator="\n")
     (folder / names[2]).write_text(_markdown(result, raw), encoding="utf-8")
     if save_model:
         clusterer.training_ = {"dataset": result.record["dataset"],
