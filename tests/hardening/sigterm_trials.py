@@ -62,6 +62,8 @@ def main() -> int:
         print(f"trial {trial:2d}: SIGTERM at {delay:5.1f} s, exit {status}, "
               f"{seconds:5.1f} s, traceback {'yes' if traceback else 'no'}: "
               f"{'ok' if ok and not traceback else 'FAILED'}", flush=True)
+        if not ok or traceback:  # what went wrong, for whoever reads the log
+            print("\n".join("    " + line for line in err.splitlines()[-25:]), flush=True)
     final = subprocess.run(command, capture_output=True, text=True, timeout=3600)
     resumed = final.returncode == 0 and "Traceback" not in final.stdout + final.stderr
     print(f"resumed to completion: exit {final.returncode}: {'ok' if resumed else 'FAILED'}")
