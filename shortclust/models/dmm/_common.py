@@ -11,6 +11,7 @@ import time
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from shortclust.errors import ParameterError
 from shortclust.models.dmm import _gsdmm_kernels as kernels
 from shortclust.models.common.term_weights import binary_matrix
 from shortclust.models.common.validation import same_columns
@@ -229,3 +230,35 @@ def _top_columns(row, n):
     if top.size < n:
         top = np.concatenate([top, np.flatnonzero(row == 0)[:n - top.size]])
     return top
+
+
+def step_rows(steps, n_documents):
+    """Rows ordered by time step (stable) and each step's ``(start, stop)`` in that order."""
+    steps = np.asarray(steps)
+    if steps.shape != (n_documents,):
+        raise ParameterError(
+            f"steps must give one time step per document ({n_documents}), got shape "
+            f"{steps.shape}")
+    order = np.argsort(steps, kind="stable")
+    _, starts = np.unique(steps[order], return_index=True)
+    stops = np.append(starts[1:], n_documents)
+    return order, list(zip(starts.tolist(), stops.tolist()))
+
+
+def fit_in_steps(model, counts, steps, run_step, callback=None):
+    """Run ``run_step(batch)`` on each time step's rows, in time order, as a stream model's
+    ``fit(X, steps=...)`` does; then put ``labels_`` back in row order and sum ``n_iter_``.
+
+    ``callback(step, n_steps, n_clusters)`` is called after each step. Returns ``model``.
+    """
+    order, bounds = step_rows(steps, counts.shape[0])
+    iterations = 0
+    for number, (start, stop) in enumerate(bounds, 1):
+        run_step(counts[order[start:stop]])
+        iterations += model.n_iter_
+        if callback is not None:
+            callback(number, len(bounds), model.n_clusters_)
+    labels = np.empty_like(model.labels_)
+    labels[order] = model.labels_
+    model.labels_, model.n_iter_ = labels, iterations
+    return model

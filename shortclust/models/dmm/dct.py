@@ -7,7 +7,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
 from shortclust.models.dmm import _dct_kernels as kernels
-from shortclust.models.dmm._common import count_dtype, doc_arrays, zero_stats
+from shortclust.models.dmm._common import count_dtype, doc_arrays, fit_in_steps, zero_stats
 from shortclust.models.common.validation import as_counts, same_columns, stream_batch
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval,
                                     Options, Real, Seed)
@@ -251,17 +251,8 @@ class DCT(ClusteringModel):
         if steps is None:
             self._run_step(counts, callback)
             return self
-        order, bounds = _step_rows(steps, counts.shape[0])
-        iterations = 0
-        for number, (start, stop) in enumerate(bounds, 1):
-            self._run_step(counts[order[start:stop]], None)
-            iterations += self.n_iter_
-            if callback is not None:
-                callback(number, len(bounds), self.n_clusters_)
-        labels = np.empty_like(self.labels_)
-        labels[order] = self.labels_
-        self.labels_, self.n_iter_ = labels, iterations
-        return self
+        return fit_in_steps(self, counts, steps, lambda batch: self._run_step(batch, None),
+                            callback)
 
     def fit_predict(self, X, y=None, callback=None, steps=None):
         """Fit and return the cluster of each document (``labels_``)."""
@@ -520,16 +511,3 @@ class _Step:
         m_z, _, n_wz = self.stats
         word_prior = kernels.word_prior(*self.word_precisions())
         return m_z + self.prior[0], word_prior + n_wz
-
-
-def _step_rows(steps, n_documents):
-    """Rows ordered by time step (stable) and each step's ``(start, stop)`` in that order."""
-    steps = np.asarray(steps)
-    if steps.shape != (n_documents,):
-        raise ParameterError(
-            f"steps must give one time step per document ({n_documents}), got shape "
-            f"{steps.shape}")
-    order = np.argsort(steps, kind="stable")
-    _, starts = np.unique(steps[order], return_index=True)
-    stops = np.append(starts[1:], n_documents)
-    return order, list(zip(starts.tolist(), stops.tolist()))

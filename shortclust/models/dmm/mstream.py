@@ -6,12 +6,11 @@ from sklearn.utils.validation import check_is_fitted
 from shortclust.errors import ParameterError
 from shortclust.models.dmm import _mstream_kernels as kernels
 from shortclust.models.dmm._common import (DMMMixin, binarised, count_dtype_for, doc_arrays,
-                                           zero_stats)
+                                           fit_in_steps, zero_stats)
 from shortclust.models.common.invariants import FITTED_INVARIANTS
 from shortclust.models.common.validation import as_counts, same_columns, stream_batch
 from shortclust.models.base import (Boolean, Capabilities, ClusteringModel, Integer, NoneOr,
                                     Real, Seed)
-from shortclust.models.dmm.dct import _step_rows
 
 __all__ = ["MStream", "MStreamF"]
 
@@ -167,19 +166,8 @@ class MStream(DMMMixin, ClusteringModel):
         counts, vocabulary = as_counts(X)
         self._start(counts.shape[1], vocabulary)
         if steps is None:
-            order, bounds = np.arange(counts.shape[0]), [(0, counts.shape[0])]
-        else:
-            order, bounds = _step_rows(steps, counts.shape[0])
-        iterations = 0
-        for number, (start, stop) in enumerate(bounds, 1):
-            self._run_batch(counts[order[start:stop]])
-            iterations += self.n_iter_
-            if callback is not None:
-                callback(number, len(bounds), self.n_clusters_)
-        labels = np.empty_like(self.labels_)
-        labels[order] = self.labels_
-        self.labels_, self.n_iter_ = labels, iterations
-        return self
+            steps = np.zeros(counts.shape[0], dtype=np.int64)  # one batch: X as given
+        return fit_in_steps(self, counts, steps, self._run_batch, callback)
 
     def fit_predict(self, X, y=None, callback=None, steps=None):
         """Fit and return the cluster of each document (``labels_``)."""
