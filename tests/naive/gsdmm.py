@@ -62,6 +62,66 @@ def gsdmm_fit(X, n_clusters, alpha, beta, max_iter, seed, binary=False):
     return np.array(_compact(z))
 
 
+def gsdmm_parallel_fit(X, n_clusters, alpha, beta, max_iter, seed, threads, binary=False,
+                       events=None):
+    """Reference for ``GSDMM(threads=B)``: the parallel sweep written out, block by block.
+
+    Each sweep: compact; one uniform per document; each block of ``block_bounds`` re-samples
+    its documents as :func:`gsdmm_fit` does, against its own copy of the counts at the
+    start of the sweep, opening new clusters at its own next slots; then block b's new
+    clusters take the free slots after those of blocks 0..b-1, and those beyond the last
+    slot send their documents back to their cluster at the start of the sweep. ``events``,
+    a dict, receives how many clusters were opened (``"kept"``) and documents sent back
+    (``"reverted"``), so that a test can show it reached both.
+    """
+    events = {} if events is None else events
+    events.update(kept=0, reverted=0)
+    from shortclust.models.common.threads import block_bounds
+
+    rng = np.random.default_rng(seed)
+    docs = _documents(X, binary)
+    n_words = X.shape[1]
+    lengths = [sum(c for _, c in doc) for doc in docs]
+    bounds = block_bounds(np.concatenate([[0], np.cumsum(lengths)]), threads)
+    z = [int(k) for k in rng.integers(0, n_clusters, size=len(docs))]
+    for _ in range(max_iter):
+        z = _compact(z)
+        uniforms = rng.random(len(docs))
+        n_active = max(z) + 1
+        start = list(z)
+        new_z = list(z)
+        next_free = n_active
+        for b in range(threads):
+            m, n, n_w = _counts(docs, start, n_clusters)
+            block_active = n_active
+            for d in range(bounds[b], bounds[b + 1]):
+                doc = docs[d]
+                _move(doc, new_z[d], -1, m, n, n_w)
+                log_w = [gsdmm_log_weight(doc, m[k], n[k], n_w[k], alpha, beta, n_words)
+                         for k in range(block_active)]
+                if block_active < n_clusters:
+                    empty = gsdmm_log_weight(doc, 0, 0, {}, alpha, beta, n_words)
+                    log_w.append(empty + math.log(n_clusters - block_active))
+                chosen = _first_above(log_w, uniforms[d])
+                if chosen is None:
+                    chosen = new_z[d]
+                elif chosen == block_active:
+                    block_active += 1
+                new_z[d] = chosen
+                _move(doc, chosen, +1, m, n, n_w)
+            kept = max(0, min(block_active - n_active, n_clusters - next_free))
+            for d in range(bounds[b], bounds[b + 1]):
+                if new_z[d] >= n_active + kept:
+                    new_z[d] = start[d]
+                    events["reverted"] += 1
+                elif new_z[d] >= n_active:
+                    new_z[d] += next_free - n_active
+            next_free += kept
+            events["kept"] += kept
+        z = new_z
+    return np.array(_compact(z))
+
+
 def gsdmm_log_posterior(X, m, n_w_by_cluster, alpha, beta):
     """Reference for the Naive Bayes scoring of new documents (Eq. 4, fixed counts)."""
     docs = _documents(X, binary=False)

@@ -53,6 +53,16 @@ class GSDMM(DMMMixin, ClusteringModel):
         classified (0: classification only, the paper's plain NBC update). Two sweeps
         let a batch's documents leave the cluster a greedy classification gave them and
         open clusters for topics the earlier batches lacked, at a small cost per batch.
+    threads : int, default=1
+        1: the exact sequential sweep of Algorithm 1 (the reference). B > 1: each sweep
+        (in ``fit`` and in :meth:`partial_fit`) cuts the documents into B blocks of about
+        equal tokens, sampled in up to B threads (numba ``prange``), each against a
+        private copy of ``m_z``, ``n_z``, ``n_z^w`` taken at the start of the sweep; the
+        copies' changes are merged after the sweep, and clusters opened by different
+        blocks stay different clusters. An approximation of the sequential chain, as
+        AD-LDA is of LDA's (Newman et al. 2009): labels differ from ``threads=1``; they
+        depend on B and the seed only, not on how many threads ran or in which order.
+        See :mod:`shortclust.models.dmm._gsdmm_parallel`.
     random_state : int, numpy.random.Generator or None, default=None
         Seed for the initial assignment and the sampling. Same seed, same labels.
 
@@ -133,6 +143,7 @@ class GSDMM(DMMMixin, ClusteringModel):
         "alpha": Real(0.0, inclusive=True),
         "beta": Real(0.0, inclusive=False),
         "likelihood": Options("eq4", "eq3"),
+        "threads": Integer(1),
         "random_state": Seed(),
     }
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
@@ -150,14 +161,18 @@ class GSDMM(DMMMixin, ClusteringModel):
         k = params["n_clusters"]
         return None if n_features is None else n_features * k * 2 + 4 * k * 8
 
+    # Added after runs were archived; 1 is what ran before.
+    _parameters_added_later = {"threads": 1}
+
     def __init__(self, *, n_clusters=8, alpha=0.1, beta=0.1, max_iter=30,
-                 likelihood="eq4", partial_iter=2, random_state=None):
+                 likelihood="eq4", partial_iter=2, threads=1, random_state=None):
         self.n_clusters = n_clusters
         self.alpha = alpha
         self.beta = beta
         self.max_iter = max_iter
         self.likelihood = likelihood
         self.partial_iter = partial_iter
+        self.threads = threads
         self.random_state = random_state
 
     def fit(self, X, y=None, callback=None):
@@ -181,6 +196,7 @@ class GSDMM(DMMMixin, ClusteringModel):
         counts = self._model_counts(counts)
         rng = np.random.default_rng(self.random_state)
         state = _SamplerState.initial(counts, self.n_clusters, self.alpha, self.beta, rng)
+        state.threads = self.threads
         self._run_sweeps(state, rng, callback)
         self.n_batches_ = 1
         self.random_state_ = rng
@@ -241,6 +257,7 @@ class GSDMM(DMMMixin, ClusteringModel):
         n_iter = self.partial_iter if n_iter is None else n_iter
         counts = self._batch_counts(X_batch)
         state = _SamplerState.resumed(counts, self)
+        state.threads = self.threads
         started = time.perf_counter()
         state.classify()
         self.n_clusters_history_, self.n_moved_history_ = [], []
@@ -291,6 +308,9 @@ class _SamplerState:
         self.empty_inv_den = np.ascontiguousarray(empty_inv_den[:, 0])
         self.scratch = (np.empty(n_clusters), np.empty(n_clusters), np.empty(kernels._BLOCK + 1))
         self.n_occupied = int(np.count_nonzero(self.stats[0]))
+        #: Blocks of a parallel sweep (1: the exact sequential kernel); see :meth:`sweep`.
+        self.threads = 1
+        self._blocks = None
 
     @classmethod
     def initial(cls, counts, n_clusters, alpha, beta, rng):
@@ -338,9 +358,15 @@ class _SamplerState:
         return kernels.compact_clusters(self.z, self.stats)
 
     def sweep(self, rng):
-        """Compact the clusters, then re-sample every moving document once; return moves."""
+        """Compact the clusters, then re-sample every moving document once; return moves.
+
+        With ``threads > 1`` the sweep is the parallel one of ``_gsdmm_parallel``, fed the
+        same uniform draws.
+        """
         n_active = self.compact()
         kernels.refresh_all_inv_den(self.inv_den, self.stats[1], self.v_beta)
+        if self.threads > 1:
+            return self._parallel_sweep(rng, n_active)
         _, n_moved = kernels.gibbs_sweep(
             self.docs, self.moving, self.stats, (self.inv_den, self.empty_inv_den),
             self.alpha, self.beta, self.v_beta, n_active, rng.random(self.moving.shape[0]),
@@ -349,3 +375,27 @@ class _SamplerState:
         self.n_occupied = int(np.count_nonzero(self.stats[0]))
         return int(n_moved)
 
+    def _parallel_sweep(self, rng, n_active):
+        """:meth:`sweep` over ``threads`` blocks (``_gsdmm_parallel.parallel_sweep``)."""
+        from shortclust.models.common.threads import block_bounds, thread_limit
+        from shortclust.models.dmm import _gsdmm_parallel
+
+        blocks = self.threads
+        if self._blocks is None:
+            n_words, n_slots = self.stats[2].shape
+            token_ptr = np.concatenate([[0], np.cumsum(self.docs[3])])
+            self._blocks = (block_bounds(token_ptr, blocks),
+                            np.empty((blocks, n_slots)), np.empty((blocks, n_slots)),
+                            np.empty((blocks, n_words, n_slots), dtype=self.stats[2].dtype),
+                            np.empty((blocks, kernels._BLOCK + 1, n_slots)),
+                            np.empty((blocks, n_slots)), np.empty((blocks, n_slots)),
+                            np.empty((blocks, kernels._BLOCK + 1)),
+                            np.empty_like(self.moving), np.empty(blocks, dtype=np.int64))
+        uniforms = rng.random(self.moving.shape[0])
+        with thread_limit(blocks):
+            n_moved = _gsdmm_parallel.parallel_sweep(
+                self.docs, self.moving, self.stats, (self.inv_den, self.empty_inv_den),
+                self.alpha, self.beta, self.v_beta, n_active, uniforms, self._blocks[0],
+                *self._blocks[1:])
+        self.n_occupied = int(np.count_nonzero(self.stats[0]))
+        return int(n_moved)

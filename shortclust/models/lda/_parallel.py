@@ -16,33 +16,10 @@ sequential sweep makes them, token by token), so the labels depend on B and the 
 not on how many threads actually ran or in which order.
 """
 
-import contextlib
-
-import numba
 import numpy as np
 from numba import njit, prange
 
 from shortclust.models.lda._kernels import gibbs_sweep
-
-
-@contextlib.contextmanager
-def thread_limit(threads):
-    """Run numba's parallel loops on at most ``threads`` threads (and at most the
-    ``NUMBA_NUM_THREADS`` it started with), the previous limit restored after."""
-    previous = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
-
-
-def block_bounds(token_ptr, n_blocks):
-    """Document offsets of ``n_blocks`` contiguous blocks of about equal tokens (int64)."""
-    targets = np.linspace(0, token_ptr[-1], n_blocks + 1)
-    bounds = np.searchsorted(token_ptr, targets, side="left").astype(np.int64)
-    bounds[0], bounds[-1] = 0, token_ptr.shape[0] - 1
-    return np.maximum.accumulate(bounds)
 
 
 @njit(cache=True, parallel=True)

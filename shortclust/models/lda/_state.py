@@ -181,17 +181,18 @@ class GibbsState:
         return int(n_moved)
 
     def _parallel_sweep(self, alpha, beta, v_beta, rng, threads):
+        from shortclust.models.common.threads import block_bounds, thread_limit
         from shortclust.models.lda import _parallel
 
         tokens = self.tokens
-        bounds = _parallel.block_bounds(tokens.ptr, threads)
+        bounds = block_bounds(tokens.ptr, threads)
         n_words, n_topics = self.n_wk.shape
         if getattr(self, "_blocks", None) is None or self._blocks[0].shape[0] != threads:
             self._blocks = (np.empty((threads, n_words, n_topics), dtype=self.n_wk.dtype),
                             np.empty((threads, n_topics), dtype=self.n_k.dtype),
                             np.empty((threads, n_topics)), np.empty((threads, n_topics)))
         uniforms = rng.random(int(tokens.ptr[-1]))
-        with _parallel.thread_limit(threads):
+        with thread_limit(threads):
             return int(_parallel.ad_lda_sweep(tokens.ptr, tokens.words, bounds, self.z,
                                               self.n_dk, self.n_wk, self.n_k, alpha, beta,
                                               v_beta, uniforms, *self._blocks))

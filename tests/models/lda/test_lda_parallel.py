@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sklearn.metrics import normalized_mutual_info_score
 
 from shortclust.models.lda import _kernels as kernels
-from shortclust.models.lda._parallel import block_bounds
+from shortclust.models.common.threads import block_bounds
 from shortclust.models.lda._state import GibbsState, Tokens
 from shortclust.models.lda.lda import LDA
 
