@@ -43,7 +43,7 @@ from shortclust.models.dmm._gsdmm_kernels import _move_document, gibbs_sweep
 @njit(cache=True, parallel=True)
 def parallel_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniforms, bounds,
                    local_m, local_n, local_wz, local_inv_den, num, den, saved, z_start,
-                   opened):
+                   opened, dirty):
     """One parallel sweep over the blocks ``bounds[b]..bounds[b+1]-1``; documents moved.
 
     On entry clusters must be compact (slots ``0..n_active-1`` occupied, the rest empty)
@@ -52,7 +52,10 @@ def parallel_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniform
     document offsets). IN/OUT: ``z``, ``stats`` (``cache`` is left stale: refresh it
     before the next sweep). Scratch: ``local_m``, ``local_n`` (B, K), ``local_wz``
     (B, V, K), ``local_inv_den`` (B, _BLOCK + 1, K), ``num``, ``den`` (B, K), ``saved``
-    (B, _BLOCK + 1), ``z_start`` (like ``z``), ``opened`` (B, int64).
+    (B, _BLOCK + 1), ``z_start`` (like ``z``), ``opened`` (B, int64). ``local_wz`` and
+    ``dirty`` (B, int64) persist between sweeps: ``local_wz[b][:, c]`` is zero for every
+    ``c >= dirty[b]`` (allocate both zeroed), so a copy costs V x ``n_active`` rather than
+    V x K (the sweep itself reads only ``n_active`` columns of each row it touches).
     """
     doc_ptr, doc_words, doc_counts, doc_len = docs
     m_z, n_z, n_wz = stats
@@ -64,7 +67,11 @@ def parallel_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniform
     for b in prange(n_blocks):
         local_m[b, :] = m_z
         local_n[b, :] = n_z
-        local_wz[b, :, :] = n_wz
+        for w in range(n_wz.shape[0]):
+            local_wz[b, w, :n_active] = n_wz[w, :n_active]
+            if dirty[b] > n_active:
+                local_wz[b, w, n_active:dirty[b]] = 0
+        dirty[b] = n_active
         local_inv_den[b, :, :] = inv_den
         opened[b] = 0
         first, last = bounds[b], bounds[b + 1]
@@ -75,6 +82,7 @@ def parallel_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniform
                 (local_inv_den[b], empty_inv_den), alpha, beta, v_beta, n_active,
                 uniforms[first:last], num[b], den[b], saved[b])
             opened[b] = block_active - n_active
+            dirty[b] = block_active  # the columns this block may have written
     # Global slot of each block's first new cluster; clusters beyond the last slot revert.
     offsets = np.empty(n_blocks, dtype=np.int64)
     kept = np.empty(n_blocks, dtype=np.int64)

@@ -386,11 +386,12 @@ class _SamplerState:
             token_ptr = np.concatenate([[0], np.cumsum(self.docs[3])])
             self._blocks = (block_bounds(token_ptr, blocks),
                             np.empty((blocks, n_slots)), np.empty((blocks, n_slots)),
-                            np.empty((blocks, n_words, n_slots), dtype=self.stats[2].dtype),
+                            np.zeros((blocks, n_words, n_slots), dtype=self.stats[2].dtype),
                             np.empty((blocks, kernels._BLOCK + 1, n_slots)),
                             np.empty((blocks, n_slots)), np.empty((blocks, n_slots)),
                             np.empty((blocks, kernels._BLOCK + 1)),
-                            np.empty_like(self.moving), np.empty(blocks, dtype=np.int64))
+                            np.empty_like(self.moving), np.empty(blocks, dtype=np.int64),
+                            np.zeros(blocks, dtype=np.int64))
         uniforms = rng.random(self.moving.shape[0])
         with thread_limit(blocks):
             n_moved = _gsdmm_parallel.parallel_sweep(
