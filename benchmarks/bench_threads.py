@@ -1,0 +1,256 @@
+"""Threads inside one fit: GSDMM and LDA at threads 1 and 2, tomotopy LDA at workers 1 and 2.
+
+Usage (on an idle machine with 2 free cores; about 5 minutes)::
+
+    python benchmarks/bench_threads.py --out benchmarks/threads_timing.md
+    python benchmarks/bench_threads.py --small            # a check of the script (a minute)
+
+Workloads (issue 31, item 4):
+
+* GSDMM on 16 concatenated copies of GoogleNews-T (177,744 titles), K = 300,
+  alpha = beta = 0.1, 10 sweeps (``bench_gsdmm.py``'s setting);
+* LDA on 20NG-news20 (the registry's ``newsgroups`` preprocessing), K = 20,
+  alpha = 50 / K, beta = 0.1, 50 sweeps (``bench_lda.py``'s setting), and tomotopy's
+  ``LDAModel`` on the same tokens with the same priors, ``optim_interval = 0``.
+
+Engines: ours with ``threads=1`` (the exact sequential kernel) and ``threads=2`` (the
+approximate parallel sweep over 2 blocks), tomotopy with ``workers=1`` and ``workers=2``.
+Every (engine, repeat) runs in a child process of its own, so its peak resident memory
+(``ru_maxrss``, data loading included) is its own; repeats interleave the engines (GSDMM
+t1, t2, LDA t1, t2, tomotopy w1, w2, then the next repeat) so that a change of load
+slows them alike and the ratios of one run stay fair. In each child the kernels are
+compiled (or loaded from numba's cache) by a warm-up fit on a slice before the timed fit:
+compile time is out. Timed: our ``sample_seconds_`` (the sweeps, uniform draws included;
+the initial assignment excluded) and tomotopy's ``train(iters, workers)`` after
+``train(0)`` has placed the topics. Also recorded: the CPU seconds of the timed part (all
+threads) and the load average before and after. Figures are medians over ``--repeats``;
+speed-ups are ratios of the medians of this run. Printed: a Markdown table for
+``benchmarks/README.md``, then one JSON object.
+
+The speed-ups need 2 free cores: on a loaded machine the second thread waits for a core
+and the ratios say nothing about the code.
+"""
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import _setup  # noqa: E402  (beside this file: the thread set-up every benchmark shares)
+
+# One thread for BLAS and friends; numba may use 2 (threads=1 still runs one).
+os.environ.setdefault("NUMBA_NUM_THREADS", "2")
+_setup.one_thread()
+
+WORKLOADS = {
+    "gsdmm": {"dataset": "GoogleNews-T", "preprocess": "none", "copies": 16, "k": 300,
+              "iters": 10},
+    "lda": {"dataset": "20NG-news20", "preprocess": "auto", "copies": 1, "k": 20,
+            "iters": 50},
+}
+SMALL = {
+    "gsdmm": {"dataset": "GoogleNews-T", "preprocess": "none", "copies": 1, "k": 100,
+              "iters": 3},
+    "lda": {"dataset": "GoogleNews-T", "preprocess": "none", "copies": 1, "k": 20,
+            "iters": 5},
+}
+# (workload, engine, threads or workers), in the order each repeat runs them.
+ENGINES = [("gsdmm", "ours", 1), ("gsdmm", "ours", 2), ("lda", "ours", 1),
+           ("lda", "ours", 2), ("lda", "tomotopy", 1), ("lda", "tomotopy", 2)]
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="timed fits per engine")
+    parser.add_argument("--small", action="store_true",
+                        help="tiny workloads (GoogleNews-T once, few sweeps): checks the script")
+    parser.add_argument("--no-tomotopy", action="store_true", help="leave tomotopy out")
+    parser.add_argument("--out", default=None, help="also write the Markdown table here")
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def load(spec, data_dir):
+    from shortclust.data import load_corpus
+
+    corpus = load_corpus(spec["dataset"], preprocess=spec["preprocess"], data_dir=data_dir)
+    return corpus.repeat(spec["copies"]) if spec["copies"] > 1 else corpus
+
+
+def run_ours(workload, spec, counts, threads, seed):
+    if workload == "gsdmm":
+        from shortclust.models.dmm.gsdmm import GSDMM
+
+        def make(iters):
+            return GSDMM(n_clusters=spec["k"], alpha=0.1, beta=0.1, max_iter=iters,
+                         threads=threads, random_state=seed)
+    else:
+        from shortclust.models.lda.lda import LDA
+
+        def make(iters):
+            return LDA(n_clusters=spec["k"], beta=0.1, max_iter=iters, threads=threads,
+                       random_state=seed)
+    make(1).fit(counts[:2000])  # compile, or load the compiled kernels: not timed
+    model = make(spec["iters"])
+    cpu = time.process_time()
+    model.fit(counts)
+    # CPU of the whole fit (initialisation included); wall of the sweeps alone.
+    return model.sample_seconds_, time.process_time() - cpu
+
+
+def run_tomotopy(spec, corpus, workers, seed):
+    import numpy as np
+    import tomotopy
+
+    counts, vocabulary = corpus.counts, np.asarray(corpus.vocabulary, dtype=object)
+    model = tomotopy.LDAModel(k=spec["k"], alpha=50.0 / spec["k"], eta=0.1, seed=seed)
+    model.optim_interval = 0  # plain Gibbs sampling, as ours
+    for d in range(counts.shape[0]):
+        row = slice(counts.indptr[d], counts.indptr[d + 1])
+        model.add_doc(np.repeat(vocabulary[counts.indices[row]], counts.data[row]).tolist())
+    model.train(0, workers=workers)
+    started, cpu = time.perf_counter(), time.process_time()
+    model.train(spec["iters"], workers=workers)
+    return time.perf_counter() - started, time.process_time() - cpu
+
+
+def child(args):
+    """One timed fit; prints one JSON line."""
+    workload, engine, threads, seed = args.child.split(":")
+    threads, seed = int(threads), int(seed)
+    spec = (SMALL if args.small else WORKLOADS)[workload]
+    corpus = load(spec, args.data_dir)
+    if engine == "ours":
+        wall, cpu = run_ours(workload, spec, corpus.counts, threads, seed)
+    else:
+        wall, cpu = run_tomotopy(spec, corpus, threads, seed)
+    try:
+        import numba
+        layer = numba.threading_layer() if engine == "ours" and threads > 1 else None
+    except (ImportError, ValueError):
+        layer = None
+    print(json.dumps({"wall": wall, "cpu": cpu, "threading_layer": layer,
+                      "tokens": int(corpus.counts.sum()), "docs": int(corpus.counts.shape[0]),
+                      "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
+def spawn(args, workload, engine, threads, seed):
+    command = [sys.executable, os.path.abspath(__file__), "--child",
+               f"{workload}:{engine}:{threads}:{seed}"]
+    command += ["--small"] if args.small else []
+    command += ["--data-dir", args.data_dir] if args.data_dir else []
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"error: {workload} {engine} {threads} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def measure(args):
+    engines = [e for e in ENGINES if not (args.no_tomotopy and e[1] == "tomotopy")]
+    results = {e: [] for e in engines}
+    for seed in range(args.repeats):
+        for workload, engine, threads in engines:
+            result = spawn(args, workload, engine, threads, seed)
+            results[(workload, engine, threads)].append(result)
+            print(f"repeat {seed}: {workload} {engine} x{threads}: {result['wall']:.2f} s "
+                  f"wall, {result['cpu']:.2f} s CPU, {result['peak_rss_mib']:.0f} MiB "
+                  f"(load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+    return results
+
+
+def summary(results, args):
+    rows = {}
+    for (workload, engine, threads), runs in results.items():
+        spec = (SMALL if args.small else WORKLOADS)[workload]
+        wall = statistics.median(r["wall"] for r in runs)
+        rows[(workload, engine, threads)] = {
+            "workload": workload, "engine": engine, "threads": threads,
+            "dataset": spec["dataset"] + (f" x{spec['copies']}" if spec["copies"] > 1 else ""),
+            "docs": runs[0]["docs"], "tokens": runs[0]["tokens"], "k": spec["k"],
+            "iters": spec["iters"], "wall_median": wall,
+            "wall_all": [round(r["wall"], 3) for r in runs],
+            "cpu_median": statistics.median(r["cpu"] for r in runs),
+            "mtokens_sweeps_per_s": runs[0]["tokens"] * spec["iters"] / wall / 1e6,
+            "peak_rss_mib": max(r["peak_rss_mib"] for r in runs),
+            "threading_layer": runs[-1]["threading_layer"],
+        }
+    return rows
+
+
+def ratio(rows, numerator, denominator):
+    if numerator in rows and denominator in rows:
+        return rows[denominator]["wall_median"] / rows[numerator]["wall_median"]
+    return None
+
+
+def markdown(rows, args, load_before, load_after):
+    names = {"ours": "shortclust", "tomotopy": "tomotopy"}
+    lines = ["| model | data | engine | threads / workers | sweeps | median wall (s) | "
+             "all repeats (s) | M tokens x sweeps / s | CPU (s) | speed-up vs 1 | "
+             "peak RSS (MiB) |", "|" + " --- |" * 11]
+    for key, row in rows.items():
+        one = (key[0], key[1], 1)
+        speedup = ratio(rows, key, one)
+        lines.append(
+            f"| {row['workload'].upper()} (K = {row['k']}) | {row['dataset']} "
+            f"({row['docs']:,} docs) | {names[row['engine']]} | {row['threads']} | "
+            f"{row['iters']} | {row['wall_median']:.2f} | "
+            f"{', '.join(f'{w:.2f}' for w in row['wall_all'])} | "
+            f"{row['mtokens_sweeps_per_s']:.1f} | {row['cpu_median']:.2f} | "
+            f"{'-' if speedup is None or key == one else f'{speedup:.2f}x'} | "
+            f"{row['peak_rss_mib']:.0f} |")
+    checks = []
+    for workload in ("gsdmm", "lda"):
+        speedup = ratio(rows, (workload, "ours", 2), (workload, "ours", 1))
+        if speedup is not None:
+            checks.append(f"{workload.upper()} 2 threads / 1 thread: {speedup:.2f}x "
+                          f"({'meets' if speedup >= 1.6 else 'misses'} the 1.6x target)")
+    versus = ratio(rows, ("lda", "ours", 2), ("lda", "tomotopy", 2))
+    if versus is not None:
+        checks.append(f"LDA shortclust 2 threads vs tomotopy 2 workers: {versus:.2f}x "
+                      f"tomotopy's speed ({'at least' if versus >= 1 else 'below'} tomotopy)")
+    layer = next((r["threading_layer"] for r in rows.values() if r["threading_layer"]), None)
+    setting = "--small (a check of the script, not figures)" if args.small else \
+        f"{args.repeats} repeats"
+    lines += ["", f"Median over {args.repeats} repeats, each (engine, repeat) in its own "
+              "process; compile time out; wall: the sweeps alone (ours: `sample_seconds_`; "
+              "tomotopy: `train(iters)`); CPU: process CPU time, all threads (ours: the "
+              "whole fit); peak RSS includes loading the data. "
+              f"Load average {load_before:.1f} before, {load_after:.1f} after; "
+              f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}); numba "
+              f"threading layer {layer}; `python benchmarks/bench_threads.py` ({setting}).",
+              "", *[f"- {c}" for c in checks]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.child:
+        child(args)
+        return
+    if not args.no_tomotopy:
+        try:
+            import tomotopy  # noqa: F401
+        except ImportError:
+            sys.exit("error: tomotopy is not installed: pip install 'shortclust[bench]', "
+                     "or pass --no-tomotopy")
+    load_before = os.getloadavg()[0]
+    results = measure(args)
+    rows = summary(results, args)
+    text = markdown(rows, args, load_before, os.getloadavg()[0])
+    print(text)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    print(json.dumps({"benchmark": "threads", "small": args.small, "repeats": args.repeats,
+                      "rows": [{**r, "key": list(k)} for k, r in rows.items()]}, default=str))
+
+
+if __name__ == "__main__":
+    main()
