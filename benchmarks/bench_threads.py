@@ -8,7 +8,8 @@ Usage (on an idle machine with 2 free cores; about 5 minutes)::
 Workloads (issue 31, item 4):
 
 * GSDMM on 16 concatenated copies of GoogleNews-T (177,744 titles), K = 300,
-  alpha = beta = 0.1, 10 sweeps (``bench_gsdmm.py``'s setting);
+  alpha = beta = 0.1, 30 sweeps (``bench_gsdmm.py``'s setting, 30 sweeps: about 3 s of
+  sampling on one core);
 * LDA on 20NG-news20 (the registry's ``newsgroups`` preprocessing), K = 20,
   alpha = 50 / K, beta = 0.1, 50 sweeps (``bench_lda.py``'s setting), and tomotopy's
   ``LDAModel`` on the same tokens with the same priors, ``optim_interval = 0``.
@@ -49,7 +50,7 @@ _setup.one_thread()
 
 WORKLOADS = {
     "gsdmm": {"dataset": "GoogleNews-T", "preprocess": "none", "copies": 16, "k": 300,
-              "iters": 10},
+              "iters": 30},
     "lda": {"dataset": "20NG-news20", "preprocess": "auto", "copies": 1, "k": 20,
             "iters": 50},
 }
@@ -66,7 +67,7 @@ ENGINES = [("gsdmm", "ours", 1), ("gsdmm", "ours", 2), ("lda", "ours", 1),
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3, help="timed fits per engine")
+    parser.add_argument("--repeats", type=int, default=5, help="timed fits per engine")
     parser.add_argument("--small", action="store_true",
                         help="tiny workloads (GoogleNews-T once, few sweeps): checks the script")
     parser.add_argument("--no-tomotopy", action="store_true", help="leave tomotopy out")
