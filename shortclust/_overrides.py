@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from shortclust.errors import ConfigError
+from shortclust.errors import ConfigError, involving
 
 
 class NoAliasLoader(yaml.SafeLoader):
@@ -73,14 +73,16 @@ def apply_overrides(raw: dict, overrides: list[str], top_level_keys, params_of) 
     TOP_LEVEL_KEYS = tuple(top_level_keys)
     bare_params = []
     for text in overrides:
-        parts, value = parse_override(text)
-        if len(parts) == 1 and parts[0] not in TOP_LEVEL_KEYS:
-            bare_params.append((text, parts[0], value))
-            continue
-        _set_path(raw, parts, value, text)
-        _drop_conflicting_seed_key(raw, parts)
+        with involving(f"--set {text}"):
+            parts, value = parse_override(text)
+            if len(parts) == 1 and parts[0] not in TOP_LEVEL_KEYS:
+                bare_params.append((text, parts[0], value))
+                continue
+            _set_path(raw, parts, value, text)
+            _drop_conflicting_seed_key(raw, parts)
     for text, key, value in bare_params:
-        _set_bare_model_param(raw, key, value, text, TOP_LEVEL_KEYS, params_of)
+        with involving(f"--set {text}"):
+            _set_bare_model_param(raw, key, value, text, TOP_LEVEL_KEYS, params_of)
 
 
 def _set_path(raw: dict, parts: list[str], value: Any, text: str) -> None:

@@ -110,9 +110,10 @@ ClusterOption = Annotated[Optional[str], typer.Option(
 
 
 def _check_cluster(cluster) -> None:
-    """A ``--cluster`` that cannot be used fails here, in one line, before any run."""
+    """A ``--cluster`` that cannot be used fails here, in one line, before any run: called
+    first, before the heavy imports, so the whole command fails within 5 s."""
     if cluster is not None:
-        from shortclust.pipeline.executors import check_cluster
+        from shortclust.pipeline.cluster_probe import check_cluster
 
         check_cluster(cluster)
 
@@ -137,7 +138,6 @@ def _run_options(data_dir, resume: bool, quiet: bool, jobs: int, cluster=None):
     """The command line's RunOptions (how to run; the config says what)."""
     from shortclust.pipeline.runner import RunOptions
 
-    _check_cluster(cluster)
     if cluster is None:
         _say_jobs(jobs, quiet)
     return RunOptions(resume=resume, data_dir=data_dir, quiet=quiet, jobs=jobs,
@@ -308,6 +308,7 @@ def run(
 ) -> None:
     """Run an experiment: fit the model once per seed, record each run, print a summary."""
     with _user_errors():
+        _check_cluster(cluster)
         set_ = [*(set_ or ()), *_embeddings_override(embeddings)]
         from dataclasses import replace
 
@@ -355,6 +356,7 @@ def sweep(
 ) -> None:
     """Run a config over a grid of one model parameter; write a table and a figure."""
     with _user_errors():
+        _check_cluster(cluster)
         from shortclust.pipeline.runner import ExperimentInterrupted
         from shortclust.pipeline.sweep import default_sweep_output, resolve_sweep, run_sweep
 
@@ -425,6 +427,7 @@ def reproduce(
 ) -> None:
     """Regenerate a paper's tables and figures, reproduced numbers beside the reported ones."""
     with _user_errors():
+        _check_cluster(cluster)
         from shortclust.pipeline.runner import ExperimentInterrupted
         from shortclust.papers import registry
 
@@ -433,7 +436,6 @@ def reproduce(
         options = registry.parse_paper_options([registry.get_paper(n) for n in names],
                                                ctx.args)
         items = [part.strip() for part in only.split(",") if part.strip()] if only else None
-        _check_cluster(cluster)
         if cluster is None:
             _say_jobs(jobs, quiet)
         for name in names:

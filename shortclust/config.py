@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from shortclust._overrides import (  # noqa: F401 (re-exported)
     NoAliasLoader, apply_overrides, parse_override)
-from shortclust.errors import ConfigError, ShortclustError, allowed_hint, one_line  # noqa: F401
+from shortclust.errors import ConfigError, ShortclustError, allowed_hint, involving, one_line  # noqa: F401
 
 _STRICT = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
@@ -334,7 +334,8 @@ def load_config(path, overrides=()) -> ExperimentConfig:
     ParameterError
         When the model rejects a parameter value (out of range).
     """
-    return config_from_mapping(_read_yaml_mapping(Path(path)), overrides, where=str(path))
+    with involving(f"config file {path}"):
+        return config_from_mapping(_read_yaml_mapping(Path(path)), overrides, where=str(path))
 
 
 def config_from_mapping(raw: dict, overrides=(), where: str = "config") -> ExperimentConfig:

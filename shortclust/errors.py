@@ -5,6 +5,8 @@ parameter) is raised as a :class:`ShortclustError` whose message names the probl
 the way out, so the CLI never shows a traceback for bad input.
 """
 
+import contextlib
+
 
 def one_line(value) -> str:
     """``str(value)`` with every run of whitespace, newlines included, made one space.
@@ -35,14 +37,31 @@ class Terminated(KeyboardInterrupt):
     """
 
 
-def raise_terminated(signum, frame) -> None:
-    """A SIGTERM handler (installed by the CLI's main): raise :class:`Terminated`."""
-    raise Terminated()
-
-
 def interrupt_exit_code(exc: BaseException) -> int:
     """The shell's exit status for an interruption: 143 for SIGTERM, 130 for Ctrl-C."""
     return 143 if isinstance(exc, Terminated) else 130
+
+
+#: Exceptions that no check foresaw but bad input can cause; :func:`involving` names their
+#: source for the command line's safety net (:mod:`shortclust.apps.safety_net`).
+UNFORESEEN = (OverflowError, RecursionError, MemoryError)
+
+
+@contextlib.contextmanager
+def involving(what: str):
+    """Name what the block reads (``"input file x.csv"``, ``"--set runs=1e23"``) on an
+    unforeseen exception (:data:`UNFORESEEN`) escaping it, as its ``involving`` attribute.
+
+    The innermost block names it (the setting, rather than the config file holding it),
+    and the command line's one-line message quotes it; nothing is caught.
+    """
+    try:
+        yield
+    except UNFORESEEN as exc:
+        if getattr(exc, "involving", None) is None:
+            with contextlib.suppress(AttributeError, TypeError):
+                exc.involving = what
+        raise
 
 
 class ShortclustError(Exception):

@@ -255,6 +255,12 @@ def test_a_model_without_predict_clusters_but_saves_no_model(tmp_path, data):
     (["--embeddings", "bert", "--model", "kmeans"], "unknown embeddings 'bert'"),
     (["--set", "alpha=-1"], "alpha must be a finite number >= 0"),
     (["--preprocess", "stem"], "unknown preprocessing pipeline 'stem'"),
+    # Each names the option of `cluster` to use, not a syntax the user did not get wrong.
+    (["--set", "model.name=kmeans"], "--set model.name=...: `cluster` takes this as an "
+                                     "option: use --model NAME instead"),
+    (["--set", "n_clusters=5"], "use --n-clusters K (or -k K) instead"),
+    (["--set", "random_state=3"], "use --seed N instead"),
+    (["--set", "model.params.alpha=0.5"], "by its bare name: --set alpha=0.5"),
 ])
 def test_bad_options_are_one_error_line_and_write_nothing(tmp_path, data, args, match):
     out = tmp_path / "out"

@@ -148,8 +148,9 @@ def test_a_time_window_beyond_int64_is_refused(window):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["-k", "3", "--set", "n_clusters=4"], "--set n_clusters=...: use --n-clusters"),
-    (["--set", "model.name=kmeans"], "--set 'model.name=kmeans'"),
+    (["-k", "3", "--set", "n_clusters=4"], "--set n_clusters=...: `cluster` takes this as "
+                                           "an option: use --n-clusters K (or -k K)"),
+    (["--set", "model.name=kmeans"], "use --model NAME instead"),
     (["--model", "gsdpmm", "-k", "5"], "model 'gsdpmm' chooses its own number of clusters"),
 ])
 def test_cluster_options_that_disagree_are_refused_naming_what_was_typed(tmp_path, args,
@@ -241,6 +242,56 @@ def test_cluster_at_something_that_is_not_a_scheduler_fails_within_5_seconds(ser
     if server == "http":
         listener.shutdown()
     listener.close() if server == "silent" else listener.server_close()
+
+
+def _silent_listener():
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    return listener, listener.getsockname()[1]
+
+
+@pytest.mark.parametrize("command", [["run", "configs/dct_mstream_news_t.yaml"],
+                                     ["reproduce", "dct", "--only", "perplexity"]])
+def test_the_whole_command_fails_within_5_seconds_before_any_heavy_import(command, tmp_path):
+    """The probe runs before the pipeline is imported: the whole command, start-up
+    included, is refused within 5 s (the slow part used to be the imports before it)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("distributed")
+    listener, port = _silent_listener()
+    script = ("import sys\n"
+              "from shortclust.cli import main\n"
+              "try:\n    main()\n"
+              "finally:\n"
+              "    heavy = [m for m in ('numpy', 'pandas', 'distributed', 'numba') "
+              "if m in sys.modules]\n"
+              "    print('heavy imported:', heavy, file=sys.stderr)\n")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script, *command, "--cluster",
+                           f"tcp://127.0.0.1:{port}", "--work-dir" if "reproduce" in command
+                           else "--output", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=60)
+    seconds = time.monotonic() - started
+    listener.close()
+    assert done.returncode == 2, done.stderr
+    assert "not a Dask scheduler" in done.stderr and "heavy imported: []" in done.stderr
+    assert seconds < 7  # 5 s, and a loaded machine's start-up over the probe's 1 s minimum
+
+
+def test_the_probe_waits_what_is_left_of_5_seconds_and_at_least_1(monkeypatch):
+    pytest.importorskip("distributed")
+    from shortclust.pipeline import cluster_probe
+
+    listener, port = _silent_listener()
+    monkeypatch.setattr(cluster_probe, "process_age", lambda: 30.0)  # a very slow start-up
+    started = time.monotonic()
+    with pytest.raises(ShortclustError, match=r"did not greet within 1\.0 s"):
+        cluster_probe.check_cluster(f"tcp://127.0.0.1:{port}")
+    assert time.monotonic() - started < 3
+    listener.close()
+    assert 0 < cluster_probe.process_age() < 24 * 3600
 
 
 def test_cluster_at_a_scheduler_without_workers_fails_within_5_seconds():

@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shortclust.errors import ConfigError
+from shortclust.data import temporaries
+from shortclust.errors import ConfigError, involving
 
 __all__ = ["ClusterRequest", "ClusterResult", "cluster_config", "cluster_file",
            "default_output", "report_lines", "safe_stem"]
@@ -155,6 +156,14 @@ def _n_clusters(value):
     return number
 
 
+#: ``--set`` names that ``cluster`` takes as its own options (``run``'s config keys among
+#: them): the option to use instead.
+_OWN_OPTIONS = {"n_clusters": "--n-clusters K (or -k K)", "random_state": "--seed N",
+                "seed": "--seed N", "model": "--model NAME", "model.name": "--model NAME",
+                "preprocess": "--preprocess NAME", "embeddings": "--embeddings NAME",
+                "representation": "--embeddings NAME"}
+
+
 def _parse_params(items) -> dict[str, Any]:
     import yaml
 
@@ -162,10 +171,15 @@ def _parse_params(items) -> dict[str, Any]:
     for item in items or ():
         name, equals, value = str(item).partition("=")
         name = name.strip()
+        if name in _OWN_OPTIONS:
+            raise ConfigError(f"--set {name}=...: `cluster` takes this as an option: use "
+                              f"{_OWN_OPTIONS[name]} instead")
+        if name.startswith("model.params.") and name[len("model.params."):].isidentifier():
+            raise ConfigError(f"--set '{item}': in `cluster`, --set takes a model parameter "
+                              f"by its bare name: --set {name[len('model.params.'):]}="
+                              f"{value if equals else 'VALUE'}")
         if not equals or not name.isidentifier():
             raise ConfigError(f"--set '{item}': write NAME=VALUE, e.g. --set alpha=0.05")
-        if name in ("n_clusters", "random_state", "model.name", "model"):
-            raise ConfigError(f"--set {name}=...: use --n-clusters, --seed or --model instead")
         try:
             params[name] = yaml.safe_load(value) if value.strip() else ""
         except yaml.YAMLError:
@@ -211,7 +225,8 @@ def cluster_file(request: ClusterRequest, *, data_dir=None, progress: bool = Tru
     say(f"read {len(raw.texts):,} documents from {path}")
     clusterer = TextClusterer(**request.settings, progress=progress)
     started = time.process_time()
-    clusterer.fit(raw.texts)
+    with involving(f"the fit of {request.settings.get('model', 'the model')} on {path}"):
+        clusterer.fit(raw.texts)
     cpu_seconds = time.process_time() - started
     metrics = _metrics(raw.labels, clusterer.labels_)
     counts = {name: clusterer.status_.count(name) for name in ("ok", "empty", "dropped")}
@@ -321,7 +336,9 @@ def _write_all(result: ClusterResult, raw, save_model: bool) -> None:
     parent = output.parent if str(output.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=parent))
+        _recover(output)
+        staging = Path(tempfile.mkdtemp(prefix=temporaries.prefix(output.name),
+                                        suffix=temporaries.SUFFIX, dir=parent))
     except OSError as error:
         raise ConfigError(f"output '{output}': cannot create it ({error.strerror or error}): "
                           "choose another directory with --output") from None
@@ -368,7 +385,8 @@ def _replace(output: Path, staging: Path) -> None:
     """Put ``staging`` where ``output`` is; an earlier output is removed only after."""
     old = None
     if output.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{output.name}.old.", dir=staging.parent))
+        old = Path(tempfile.mkdtemp(prefix=temporaries.prefix(f"{output.name}.old"),
+                                    suffix=temporaries.SUFFIX, dir=staging.parent))
         os.replace(output, old / "previous")
     try:
         os.replace(staging, output)
@@ -378,6 +396,16 @@ def _replace(output: Path, staging: Path) -> None:
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _recover(output: Path) -> None:
+    """Undo what a killed ``cluster`` into ``output`` left: the previous output put back if
+    it was moved aside and nothing replaced it, then the stale temporaries removed."""
+    parent = output.parent if str(output.parent) else Path(".")
+    for old in temporaries.stale(parent, {f"{output.name}.old"}):
+        if not output.exists() and (old / "previous").is_dir():
+            os.replace(old / "previous", output)
+    temporaries.remove_stale(parent, {output.name, f"{output.name}.old"})
 
 
 def _write_assignments(path: Path, clusterer, raw) -> None:

@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from shortclust.errors import ConfigError, ModelFileError, ShortclustError
+from shortclust.errors import ConfigError, ModelFileError, ShortclustError, involving
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SavedModel", "check_model_file", "load_model",
            "max_array_bytes", "read_model_file", "save_model"]
@@ -221,8 +221,9 @@ def load_model(path) -> SavedModel:
         (edited or damaged), sizes over the cap, a state that breaks the model's invariants,
         parameters the model refuses.
     """
-    checked = read_model_file(path)
-    return _rebuild(checked.path, checked.header, checked.arrays)
+    with involving(f"model file {path}"):
+        checked = read_model_file(path)
+        return _rebuild(checked.path, checked.header, checked.arrays)
 
 
 def check_model_file(path) -> None:

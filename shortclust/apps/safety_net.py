@@ -7,66 +7,33 @@
   other refusal gives, instead of a boxed panel;
 * an exception no check foresaw, of the kinds that bad input or a full machine cause
   (:data:`SAFETY_NET`: ``OverflowError``, ``RecursionError``, ``MemoryError``, ``OSError``
-  such as a full disk or a permission), prints one line naming it and the command's files,
-  exit status 2;
-* SIGTERM cannot be lost. The handler (:func:`on_sigterm`) records it before raising
-  :class:`~shortclust.errors.Terminated`; if that exception is swallowed (raised inside a
-  weakref callback or a ``__del__``, where Python prints "Exception ignored" and goes on),
-  it is raised again at the next safe point (:func:`check_terminated`, which long loops
-  call) and, at the latest, the command exits 143 when it returns. Python's report of the
-  swallowed exception is silenced (:func:`_quiet_unraisable`), since the signal is handled.
+  such as a full disk or a permission), prints one line naming it and the file or setting
+  being read (:func:`~shortclust.errors.involving`; else the command's files), exit status 2;
+* SIGTERM cannot be lost (:mod:`shortclust.interrupts`): the handler records it in a flag
+  before raising :class:`~shortclust.errors.Terminated`; an exception swallowed (in a
+  weakref callback or a ``__del__``, where Python prints "Exception ignored" and goes on)
+  is raised again at the next safe point, and once the flag is set the command exits 143
+  whatever it ended with: a status, a one-line error, or any exception at all (a library
+  that caught the interruption and raised something else). Python's report of the
+  swallowed exception is silenced, since the signal is handled.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import signal
 import sys
 
-from shortclust.errors import ShortclustError, Terminated, one_line
+from shortclust import interrupts
+from shortclust.errors import ShortclustError, one_line
+from shortclust.interrupts import sigterm_received
 
-__all__ = ["SAFETY_NET", "check_terminated", "on_sigterm", "run_guarded", "usage_line"]
+__all__ = ["SAFETY_NET", "run_guarded", "usage_line"]
 
 USER_ERROR = 2
 TERMINATED = 143
 #: Exceptions turned into one line by :func:`run_guarded` when no check caught them first.
 SAFETY_NET = (OverflowError, RecursionError, MemoryError, OSError)
-
-_received = {"sigterm": False}
-
-
-def on_sigterm(signum, frame) -> None:
-    """The SIGTERM handler: remember the signal, then raise :class:`Terminated`."""
-    _received["sigterm"] = True
-    raise Terminated()
-
-
-def sigterm_received() -> bool:
-    """Whether SIGTERM arrived during this process (handled or swallowed)."""
-    return _received["sigterm"]
-
-
-def check_terminated() -> None:
-    """A safe point: raise :class:`Terminated` again if a SIGTERM's exception was swallowed.
-
-    Long loops (fits, table building) call it between steps, so a signal whose exception
-    was lost in a callback still stops the work there.
-    """
-    if _received["sigterm"]:
-        raise Terminated()
-
-
-def _quiet_unraisable(original):
-    """A ``sys.unraisablehook`` that stays silent for a swallowed interruption (the flag has
-    it) and hands anything else to ``original``."""
-
-    def hook(unraisable):
-        if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            return
-        original(unraisable)
-
-    return hook
 
 
 def usage_line(error) -> str:
@@ -102,22 +69,41 @@ def net_line(exc: BaseException, argv: list[str]) -> str:
             MemoryError: "not enough memory"}
     kind = next((text for cls, text in what.items() if isinstance(exc, cls)),
                 type(exc).__name__)
-    detail = one_line(exc)
-    return (f"{kind}{f' ({detail})' if detail else ''}{_files_of_the_command(argv)}: check "
-            "the sizes, times and counts in the input and settings")
+    detail = " ".join(str(exc).split())  # not one_line: no class name for an empty one
+    involved = getattr(exc, "involving", None)  # errors.involving: the file or setting read
+    where = f" in {involved}" if involved else _files_of_the_command(argv)
+    return (f"{kind}{f' ({detail})' if detail else ''}{where}: check the sizes, times and "
+            "counts there")
 
 
 def run_guarded(app, prog_name: str = "shortclust", argv: list[str] | None = None) -> None:
     """Run the typer ``app`` under the safety net of the module docstring; exit with its
     status."""
+    argv = list(sys.argv if argv is None else argv)
+    try:
+        interrupts.install()  # inside: a signal the moment it is installed is handled below
+        status = _run(app, prog_name, argv)
+    except BaseException:
+        # Whatever escaped: after a SIGTERM it is the interruption's doing (a library that
+        # caught it and raised another exception, a cleanup that failed because it was cut
+        # short); the finished work is kept and --resume continues, so exit 143.
+        interrupts.exiting()
+        if not sigterm_received():
+            raise
+        status = None
+    interrupts.exiting()
+    if sigterm_received() and status != TERMINATED:  # 143: the command has said so
+        _say("terminated (SIGTERM)", prefix="")
+    sys.exit(interrupts.final_status(status))
+
+
+def _run(app, prog_name: str, argv: list[str]) -> int:
+    """The app's exit status, every foreseen exception turned into its line and status."""
     try:  # typer >= 0.22 ships its own copy of click
         from typer._click import exceptions as click_errors
     except ImportError:  # pragma: no cover - older typer, on click itself
         from click import exceptions as click_errors
 
-    argv = list(sys.argv if argv is None else argv)
-    signal.signal(signal.SIGTERM, on_sigterm)
-    sys.unraisablehook = _quiet_unraisable(sys.unraisablehook)
     try:
         status = app(prog_name=prog_name, args=argv[1:], standalone_mode=False)
     except click_errors.NoArgsIsHelpError as exc:  # `shortclust` alone: its help
@@ -126,32 +112,26 @@ def run_guarded(app, prog_name: str = "shortclust", argv: list[str] | None = Non
     except click_errors.UsageError as exc:
         _say(usage_line(exc))
         status = USER_ERROR
-    except typer_abort():
-        _say("interrupted", prefix="")
-        status = TERMINATED if sigterm_received() else 130
+    except typer_abort():  # click's own Ctrl-C (it turns KeyboardInterrupt into Abort)
+        if not sigterm_received():
+            _say("interrupted", prefix="")
+        status = 130
     except ShortclustError as exc:  # raised outside a command, e.g. while importing
         _say(str(exc))
         status = USER_ERROR
     except KeyboardInterrupt:
-        _say("terminated (SIGTERM)" if sigterm_received() else "interrupted", prefix="")
-        status = TERMINATED if sigterm_received() else 130
+        if not sigterm_received():
+            _say("interrupted", prefix="")
+        status = 130
     except BrokenPipeError:  # the reader of our output went away (`| head`): nothing to say
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - held to the end of the process
         sys.stdout = sys.stderr
         status = 1
     except SAFETY_NET as exc:
-        if sigterm_received():
-            status = TERMINATED
-        else:
+        if not sigterm_received():
             _say(net_line(exc, argv))
-            status = USER_ERROR
-    status = status if isinstance(status, int) else 0
-    if sigterm_received() and status not in (TERMINATED, USER_ERROR):
-        # The signal's exception was swallowed somewhere and the command ran on: the work
-        # it finished is kept (as after any interruption), but the exit says SIGTERM.
-        _say("terminated (SIGTERM)", prefix="")
-        status = TERMINATED
-    sys.exit(status)
+        status = USER_ERROR
+    return status if isinstance(status, int) else 0
 
 
 def typer_abort():

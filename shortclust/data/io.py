@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from shortclust.errors import ConfigError, DataError
+from shortclust.data import temporaries
+from shortclust.errors import ConfigError, DataError, involving
+from shortclust.interrupts import deferred
 
 __all__ = ["RawDocuments", "read_documents", "file_sha256", "atomic_write",
            "SUPPORTED_SUFFIXES"]
@@ -413,11 +415,12 @@ def read_documents(path: str | os.PathLike) -> RawDocuments:
     if suffix is None:
         raise DataError(f"{path}: unsupported file type: use one of "
                         f"{', '.join(SUPPORTED_SUFFIXES)}")
-    if suffix == ".csv":
-        return _read_csv(path)
-    if suffix == ".txt":
-        return _read_txt(path)
-    return _read_jsonl(path, suffix)
+    with involving(f"input file {path}"):
+        if suffix == ".csv":
+            return _read_csv(path)
+        if suffix == ".txt":
+            return _read_txt(path)
+        return _read_jsonl(path, suffix)
 
 
 def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
@@ -447,11 +450,22 @@ def atomic_write(target: str | os.PathLike, write) -> None:
 
     Readers see the old file or the whole new one, never a partial file, even after a
     crash. ``write`` receives the temporary file opened for writing bytes. The directory
-    must exist. On any failure the temporary file is removed and the error propagates.
+    must exist. On any failure the temporary file is removed and the error propagates; a
+    SIGTERM waits for the rename (:func:`~shortclust.interrupts.deferred`), so it leaves
+    no temporary file either. The temporary is named after this process
+    (:mod:`shortclust.data.temporaries`); one that a SIGKILL left beside ``target`` is
+    removed here the next time ``target`` is written.
     """
     target = Path(target)
     check_replaceable(target)
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temporaries.remove_stale(target.parent, {target.name})
+    with deferred():
+        _atomic_write(target, write)
+
+
+def _atomic_write(target: Path, write) -> None:
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=temporaries.prefix(target.name),
+                                suffix=temporaries.SUFFIX)
     try:
         # mkstemp makes the file private (0600); give it the mode a plain open would.
         os.fchmod(fd, 0o666 & ~_umask())

@@ -16,6 +16,9 @@ import contextlib
 from typing import Any, Callable
 
 from shortclust.errors import ShortclustError, one_line
+from shortclust.interrupts import check_terminated
+from shortclust.pipeline.cluster_probe import (  # noqa: F401 (check_cluster re-exported)
+    CLUSTER_INSTALL, CONNECT_TIMEOUT, ClusterError, check_cluster, probe_scheduler)
 from shortclust.pipeline.fitting import Outcome, RunContext
 from shortclust.pipeline.plan import PlannedRun
 
@@ -58,6 +61,7 @@ def run_here(context: RunContext, todo: list[PlannedRun], write: Write, bars) ->
     if todo:
         context.warm_up(todo[0].params)
     for run in todo:
+        check_terminated()  # a safe point: a swallowed SIGTERM stops here
         bars.start_run(run.seed)
         write(run, context.fit(run, bars.step))
         bars.end_run()
@@ -212,68 +216,8 @@ def _succeeded(future) -> bool:
 # --------------------------------------------------------------------------------------------
 # a Dask cluster (optional: ``pip install 'shortclust[cluster]'``)
 
-#: What ``--cluster`` needs when dask is missing.
-CLUSTER_INSTALL = "--cluster needs dask.distributed: pip install 'shortclust[cluster]'"
-
-#: Seconds to wait for a scheduler (``tcp://HOST:PORT``) before giving up in one line.
-CONNECT_TIMEOUT = 5
-
 #: Per worker process: context keys already warmed up there (one warm-up per experiment).
 _cluster_warmed: set = set()
-
-
-class ClusterError(ShortclustError):
-    """``--cluster`` cannot be used: dask missing, a bad address, no scheduler there."""
-
-
-def check_cluster(cluster: str) -> None:
-    """Fail in one line, before anything runs, if ``cluster`` cannot be used here.
-
-    ``cluster`` is ``local`` (a LocalCluster started here) or a scheduler address
-    ``tcp://HOST:PORT``; dask.distributed must be importable.
-    """
-    if cluster != "local" and not (cluster.startswith(("tcp://", "tls://"))
-                                   and ":" in cluster.split("://", 1)[1]):
-        raise ClusterError(f"--cluster must be 'local' or a scheduler address "
-                           f"tcp://HOST:PORT, got {cluster!r}")
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        raise ClusterError(CLUSTER_INSTALL) from None
-    if cluster.startswith("tcp://"):
-        probe_scheduler(cluster)
-
-
-def probe_scheduler(cluster: str, timeout: float = CONNECT_TIMEOUT) -> None:
-    """Fail within ``timeout`` seconds unless a Dask scheduler answers at ``cluster``.
-
-    A Dask comm greets whoever connects (its handshake) before any request; an HTTP server
-    or a silent socket says nothing, where the client would wait far past its own timeout.
-    So: connect, and wait up to the timeout for the first bytes.
-    """
-    import socket
-
-    host, _, port = cluster.split("://", 1)[1].rpartition(":")
-    try:
-        number = int(port)
-    except ValueError:
-        raise ClusterError(f"--cluster {cluster}: the port {port!r} is not a number") from None
-    try:
-        sock = socket.create_connection((host.strip("[]"), number), timeout=timeout)
-    except (OSError, ValueError) as exc:
-        raise ClusterError(f"--cluster {cluster}: no scheduler answers there "
-                           f"({one_line(exc) or type(exc).__name__}): start one with "
-                           "`dask scheduler`, or use --cluster local") from None
-    with sock:
-        try:
-            sock.settimeout(timeout)
-            greeting = sock.recv(8)
-        except OSError:  # a timeout: it listens, and says nothing
-            greeting = b""
-    if len(greeting) < 8:
-        raise ClusterError(f"--cluster {cluster}: something listens there but it is not a Dask "
-                           f"scheduler (it did not greet within {timeout:g} s): check the "
-                           "address and port")
 
 
 def cluster_environment() -> dict[str, str]:

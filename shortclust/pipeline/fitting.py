@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from shortclust.errors import involving, short_repr
 from shortclust.pipeline.plan import Plan, PlannedRun, StreamPlan
 from shortclust.pipeline.resources import FitResources
 
@@ -152,6 +153,11 @@ class RunContext:
 
     def fit(self, run: PlannedRun, callback) -> Outcome:
         """Fit one run (timed) and evaluate it; ``callback(step, steps, n_clusters)``."""
+        with involving(f"the fit of {self.model_class.__name__} with "
+                       f"{short_repr(run.params)} (seed {run.seed})"):
+            return self._fit(run, callback)
+
+    def _fit(self, run: PlannedRun, callback) -> Outcome:
         if self.stream is not None:
             from shortclust.pipeline.stream import fit_stream
 

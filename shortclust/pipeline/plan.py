@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from shortclust.config import ExperimentConfig, check_model_params, full_model_params
-from shortclust.errors import ConfigError, ParameterError
+from shortclust.errors import ConfigError, ParameterError, involving
 from shortclust.pipeline.batches import Batch, StreamSpec, make_batches, stream_order
 from shortclust.pipeline.records import make_run_id
 from shortclust.pipeline.topic_quality import check_topic_quality, load_reference
@@ -95,9 +95,10 @@ def plan_experiment(config: ExperimentConfig, data_dir=None,
     reference = load_reference(config, corpus, data_dir)
     stream = None
     if spec is not None:
-        order = stream_order(corpus)
-        stream = StreamPlan(spec, order, make_batches(spec, corpus, order,
-                                                      where=f"{where}: stream"))
+        with involving(f"the stream: section of {where} on dataset {config.dataset}"):
+            order = stream_order(corpus)
+            stream = StreamPlan(spec, order, make_batches(spec, corpus, order,
+                                                          where=f"{where}: stream"))
     for params in param_sets:
         check_memory(model_class, params, config, corpus, where)
     runs = [PlannedRun(seed, _run_id(config, corpus, params, seed, spec), params)

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from shortclust.data.io import atomic_write
-from shortclust.errors import DataError
+from shortclust.errors import DataError, involving
+from shortclust.interrupts import deferred
 
 SCHEMA_VERSION = 2
 RECORDS_FILE = "records.jsonl"
@@ -293,14 +294,15 @@ class RecordStore:
         data = line.encode("utf-8")
         self.output_dir.mkdir(parents=True, exist_ok=True)
         self._drop_partial_tail()
-        fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            written = 0
-            while written < len(data):
-                written += os.write(fd, data[written:])
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        with deferred():  # a SIGTERM waits for the whole line (raised after it)
+            fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                written = 0
+                while written < len(data):
+                    written += os.write(fd, data[written:])
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     def rewrite(self, records: list[dict[str, Any]]) -> None:
         """Replace the whole records file with ``records``, atomically."""
@@ -338,10 +340,11 @@ class RecordStore:
         """
         if not self.exists():
             return []
-        text = self.records_path.read_text(encoding="utf-8", errors="replace")
-        lines = text.split("\n")[:-1]  # the last piece is "" or an unfinished line
-        return [upgrade_record(self._parse(number, line))
-                for number, line in enumerate(lines, 1) if line.strip()]
+        with involving(f"records file {self.records_path}"):
+            text = self.records_path.read_text(encoding="utf-8", errors="replace")
+            lines = text.split("\n")[:-1]  # the last piece is "" or an unfinished line
+            return [upgrade_record(self._parse(number, line))
+                    for number, line in enumerate(lines, 1) if line.strip()]
 
     def _parse(self, number: int, line: str) -> dict[str, Any]:
         try:

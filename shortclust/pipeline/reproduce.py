@@ -19,7 +19,6 @@ says.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,8 @@ from typing import Any
 import pandas as pd
 
 from shortclust.errors import ConfigError
+from shortclust.data.io import atomic_write
+from shortclust.interrupts import check_terminated
 # Papers take the run-count text from here with the tables' other helpers.
 from shortclust.evaluation.stats import counts_text as counts_text
 from shortclust.pipeline.records import atomic_write_text
@@ -246,6 +247,7 @@ class Reproduction:
         """Run ``config`` in the tag's work directory, resuming, with the tag's archive."""
         from shortclust.pipeline.runner import RunOptions, run_experiment
 
+        check_terminated()  # a safe point between configs: a swallowed SIGTERM stops here
         archive = self.archive_path(f"{tag}.json")
         run_options = RunOptions(resume=True, data_dir=self.data_dir, quiet=True,
                                  progress=not self.quiet, jobs=self.jobs, cluster=self.cluster,
@@ -273,9 +275,7 @@ class Reproduction:
             committed = self.project_path("results") / self.paper / relative
             if committed.is_file() and committed.resolve() != path.resolve():
                 path.parent.mkdir(parents=True, exist_ok=True)
-                temporary = path.with_name(f".{path.name}.tmp")
-                shutil.copyfile(committed, temporary)
-                os.replace(temporary, path)
+                atomic_write(path, lambda handle: handle.write(committed.read_bytes()))
         return path
 
     def _with_output(self, config, tag: str):

@@ -23,6 +23,8 @@ import pandas as pd
 from shortclust._progress import ProgressBars
 from shortclust.config import ExperimentConfig
 from shortclust.errors import ConfigError, ShortclustError, interrupt_exit_code
+from shortclust.data.temporaries import remove_stale
+from shortclust.interrupts import check_terminated
 from shortclust.apps.assignments import (SourceDocuments, auto_preprocess_note,
                                                 preprocessing_note, write_assignments,
                                                 write_clusters)
@@ -203,6 +205,8 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
         # Another run writing this directory fails here, in one line; the runs to do are
         # chosen under the lock, so no seed is chosen by two writers.
         with lock_output_dir(store.output_dir):
+            # What a killed writer of this folder left half-written (SIGKILL): removed.
+            remove_stale(store.output_dir, recursive=True)
             selection = select_runs(store, plan, options.resume, archived,
                                     need_models=options.save_models)
             # The representation (its errors too) before the records file is touched.
@@ -545,7 +549,10 @@ class RunProgress(ProgressBars):
             self.bar.reset(self.steps, total=None, visible=True, description=self.unit)
 
     def step(self, step: int, steps: int, n_clusters: int) -> None:
-        """The model's fit callback (an iteration, or a stream's batch): advance the inner bar."""
+        """The model's fit callback (an iteration, or a stream's batch): advance the inner bar.
+
+        Also a safe point: a SIGTERM whose exception was swallowed stops the fit here."""
+        check_terminated()
         if self.bar is not None:
             self.bar.update(self.steps, completed=step, total=steps,
                             description=f"{self.unit} ({n_clusters} clusters)")

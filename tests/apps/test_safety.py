@@ -11,6 +11,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from shortclust import interrupts
 from shortclust.apps import safety_net
 from shortclust.cli import app
 from tests.pipeline.fake_estimators import write_corpus
@@ -21,7 +22,7 @@ def guarded(monkeypatch, capsys):
     """Run the real entry point's safety net on ``argv``: ``(status, stderr)``."""
     monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
     previous = signal.getsignal(signal.SIGTERM)
-    monkeypatch.setitem(safety_net._received, "sigterm", False)
+    monkeypatch.setattr(interrupts, "_state", dict(interrupts._state))
 
     def run(*argv):
         capsys.readouterr()
@@ -176,3 +177,112 @@ def test_a_full_disk_mid_run_leaves_no_file_of_the_unrecorded_run(guarded, monke
     status, stderr = guarded("run", config, "--quiet")
     assert_one_line(status, stderr, "no space left on the device")
     assert not [path for path in (tmp_path / "out").rglob("*") if path.is_file()]
+
+
+# --- a SIGTERM is never lost and never ends in a traceback (issue 27, point 4) ------------------
+
+def _swallowed_sigterm():
+    """A SIGTERM whose exception is raised in a finaliser, where Python drops it."""
+
+    class Finalised:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    Finalised()
+
+
+def test_an_exception_a_library_raised_instead_of_the_interruption_exits_143(guarded,
+                                                                            monkeypatch):
+    import shortclust.models as models
+
+    def names():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+        except KeyboardInterrupt:  # a library cut short mid-way, its state now broken
+            raise RuntimeError("dictionary changed size during iteration") from None
+        return ["gsdmm"]
+
+    monkeypatch.setattr(models, "model_names", names)
+    status, stderr = guarded("models")
+    assert status == 143
+    assert stderr == "terminated (SIGTERM)\n"
+
+
+def test_a_sigterm_then_a_one_line_error_still_exits_143(guarded, monkeypatch):
+    import shortclust.models as models
+    from shortclust.errors import ConfigError
+
+    def names():
+        _swallowed_sigterm()
+        raise ConfigError("model table damaged")
+
+    monkeypatch.setattr(models, "model_names", names)
+    status, stderr = guarded("models")
+    assert status == 143
+    assert stderr.splitlines()[-1] == "terminated (SIGTERM)" and "Traceback" not in stderr
+
+
+def test_a_swallowed_sigterm_stops_the_runs_at_the_next_safe_point(guarded, monkeypatch,
+                                                                   tmp_path):
+    import json
+
+    from tests.pipeline.fake_estimators import register_fake_model, write_config
+
+    fake = register_fake_model(monkeypatch)
+    fit = fake.fit
+
+    def fit_swallowing_a_sigterm(self, X, y=None, callback=None):
+        if callback is not None and fake.fit_calls == 1:
+            _swallowed_sigterm()  # during the second run's fit
+        return fit(self, X, y, None if callback is None else lambda *a: None)
+
+    monkeypatch.setattr(fake, "fit", fit_swallowing_a_sigterm)
+    corpus = write_corpus(tmp_path / "docs.jsonl")
+    config = write_config(tmp_path / "fake.yaml", corpus, tmp_path / "out", runs=6)
+    status, stderr = guarded("run", config, "--quiet")
+    assert status == 143 and "Traceback" not in stderr and "Exception ignored" not in stderr
+    records = (tmp_path / "out" / "records.jsonl").read_text().splitlines()
+    # The signal came during the second run's fit; the first file it writes is a safe point
+    # (without the flag, all 6 runs went on).
+    assert [json.loads(line)["seed"] for line in records] == [0]
+
+
+# --- the safety net names the file or setting being read (issue 27, point 3) ----------------
+
+def _raise(error):
+    def fail(*args, **kwargs):
+        raise error
+
+    return fail
+
+
+@pytest.mark.parametrize("where, error, named", [
+    ("shortclust.data.io._read_jsonl", OverflowError("int too large to convert"),
+     "in input file {corpus}"),
+    ("shortclust._overrides._set_path", RecursionError("maximum recursion depth"),
+     "in --set stream.window=1e20"),
+    ("shortclust.pipeline.fitting.RunContext._fit", MemoryError(),
+     "in the fit of FakeClusterer with {{'alpha': 0.5, 'max_iter': 2, 'n_clusters': 3}} (seed 0)"),
+])
+def test_the_safety_net_names_the_file_or_setting_involved(guarded, monkeypatch, tmp_path,
+                                                           where, error, named):
+    from tests.pipeline.fake_estimators import register_fake_model, write_config
+
+    register_fake_model(monkeypatch)
+    corpus = write_corpus(tmp_path / "docs.jsonl")
+    config = write_config(tmp_path / "fake.yaml", corpus, tmp_path / "out")
+    monkeypatch.setattr(where, _raise(error))
+    settings = ["--set", "stream.window=1e20"] if "--set" in named else []
+    status, stderr = guarded("run", config, "--quiet", *settings)
+    assert_one_line(status, stderr, named.format(corpus=corpus))
+    assert str(config) not in stderr  # the setting, not the command's files
+
+
+def test_the_safety_net_names_the_model_file(guarded, monkeypatch, clustered):
+    import shortclust.apps.model_files as model_files
+
+    corpus, output = clustered
+    monkeypatch.setattr(model_files, "_rebuild", _raise(MemoryError()))
+    status, stderr = guarded("predict", output / "model.zip", corpus, "--output",
+                             output.parent / "new.csv")
+    assert_one_line(status, stderr, f"not enough memory in model file {output / 'model.zip'}")
