@@ -558,12 +558,12 @@ def test_data_info_describes_a_file_given_by_its_path(tmp_path):
 
 
 def test_cluster_option_reaches_run_sweep_and_reproduce(config_path, output_dir, monkeypatch):
-    import shortclust.pipeline.executors as executors
+    import shortclust.pipeline.cluster_probe as cluster_probe
     import shortclust.pipeline.runner as runner
     import shortclust.pipeline.sweep as sweep_module
     import shortclust.papers.registry as registry
 
-    monkeypatch.setattr(executors, "check_cluster", lambda cluster: None)
+    monkeypatch.setattr(cluster_probe, "check_cluster", lambda cluster: None)
     seen = {}
     monkeypatch.setattr(runner, "run_experiment",
                         lambda config, options: seen.setdefault("run", options.cluster))

@@ -53,8 +53,11 @@ class Cases:
         self.count = 0
         self.env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
-    def run(self, name, args, expect, check=None, measured=False, timeout=900):
-        """Run ``shortclust *args``; ``expect`` is 0 or 2; ``check()`` returns a problem."""
+    def run(self, name, args, expect, check=None, measured=False, timeout=900, says=None,
+            max_seconds=None):
+        """Run ``shortclust *args``; ``expect`` is 0 or 2; ``check()`` returns a problem;
+        ``says``: a fragment its output must hold; ``max_seconds``: the whole command's
+        wall time must stay under it."""
         command = [sys.executable, "-m", "shortclust", *map(str, args)]
         if measured:
             command = [sys.executable, "-c", MEASURED, *command]
@@ -77,6 +80,10 @@ class Cases:
             peak = int(done.stderr.rsplit("[peak RSS ", 1)[1].split()[0])
             if peak >= 200:
                 problems.append(f"peak RSS {peak} MB")
+        if says is not None and says not in done.stdout + done.stderr:
+            problems.append(f"does not say {says!r}")
+        if max_seconds is not None and seconds >= max_seconds:
+            problems.append(f"took {seconds:.1f} s, not under {max_seconds} s")
         if check is not None:
             problem = check()
             if problem:
@@ -232,8 +239,19 @@ def main() -> int:
         port = listener(kind)
         cases.run(f"cluster_{kind}_listener", ["run", s / "ok.yaml", "--output", s / "c",
                                                "--cluster", f"tcp://127.0.0.1:{port}"], 2,
-                  check=None, timeout=60)
-    cases.run("resume_base", ["run", s / "ok.yaml", "--output", s / "res", "--quiet"], 0)
+                  check=None, timeout=60, says="not a Dask scheduler", max_seconds=5)
+    # What a SIGKILL leaves (a temporary named after a process that is gone): removed by
+    # the next run into the folder.
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    (s / "res" / "labels").mkdir(parents=True, exist_ok=True)
+    stale = [s / "res" / f".stream.png.{gone}-abcd1234.tmp",
+             s / "res" / "labels" / f".x.txt.{gone}-abcd1234.tmp"]
+    for path in stale:
+        path.write_text("partial")
+    cases.run("resume_base", ["run", s / "ok.yaml", "--output", s / "res", "--quiet"], 0,
+              check=lambda: "stale temporaries left" if any(p.exists() for p in stale)
+              else None)
     record = json.loads((s / "res" / "records.jsonl").read_text().splitlines()[0])
     labels = s / "res" / "labels" / f"{record['run_id']}.txt"
     good = labels.read_text()
@@ -260,7 +278,8 @@ def main() -> int:
               check=lambda: None if len((s / "cr" / "assignments.csv").read_text()
                                         .splitlines()) == 13 else "not 12 documents")
     cases.run("k_vs_set", ["cluster", docs, "-k", "3", "--set", "n_clusters=4"], 2)
-    cases.run("set_model_name", ["cluster", docs, "--set", "model.name=kmeans"], 2)
+    cases.run("set_model_name", ["cluster", docs, "--set", "model.name=kmeans"], 2,
+              says="use --model NAME instead")
     write_jsonl(s / "one_class.jsonl", [{"text": t, "label": "x"} for t in TEXTS])
     (s / "one.yaml").write_text(f"name: one\ndataset: {s / 'one_class.jsonl'}\nmodel: "
                                 "{name: kmeans, params: {n_clusters: 3}}\nruns: 1\n")

@@ -41,7 +41,7 @@ def main() -> int:
     command = [sys.executable, "-m", "shortclust", *COMMAND,
                "--results", str(args.scratch / "results"),
                "--work-dir", str(args.scratch / "work")]
-    failures = 0
+    failures, lags = 0, []
     for trial in range(1, args.trials + 1):
         delay = rng.uniform(1.0, args.max_delay)
         started = time.monotonic()
@@ -59,8 +59,14 @@ def main() -> int:
         # nothing had started). 0: the command finished before the signal.
         ok = status in (143, -signal.SIGTERM) or (status == 0 and seconds < delay)
         failures += (not ok) or traceback
+        # How long the command went on after the signal (writing what it finished, then
+        # exiting): a signal whose exception was swallowed used to let it run for minutes.
+        lag = seconds - delay if seconds >= delay else None
+        if lag is not None:
+            lags.append(lag)
         print(f"trial {trial:2d}: SIGTERM at {delay:5.1f} s, exit {status}, "
-              f"{seconds:5.1f} s, traceback {'yes' if traceback else 'no'}: "
+              f"{seconds:5.1f} s{'' if lag is None else f' ({lag:.1f} s after it)'}, "
+              f"traceback {'yes' if traceback else 'no'}: "
               f"{'ok' if ok and not traceback else 'FAILED'}", flush=True)
         if not ok or traceback:  # what went wrong, for whoever reads the log
             print("\n".join("    " + line for line in err.splitlines()[-25:]), flush=True)
@@ -68,7 +74,8 @@ def main() -> int:
     resumed = final.returncode == 0 and "Traceback" not in final.stdout + final.stderr
     print(f"resumed to completion: exit {final.returncode}: {'ok' if resumed else 'FAILED'}")
     print(f"summary: {args.trials - failures} of {args.trials} trials ok; resumable: "
-          f"{'yes' if resumed else 'no'}")
+          f"{'yes' if resumed else 'no'}; exits after the signal: "
+          f"{len(lags)}, the slowest {max(lags, default=0):.1f} s after it")
     return 0 if failures == 0 and resumed else 1
 
 
