@@ -68,6 +68,9 @@ def main(argv=None):
     parser.add_argument("--dense", action="store_true", help="the dense reference path")
     parser.add_argument("--ic-iters", type=int, default=0, help="IC iterations after HAC_SD")
     parser.add_argument("--data-dir", default=os.environ.get("SHORTCLUST_DATA"))
+    parser.add_argument("--output", default=None,
+                        help="append the record to this JSON-lines file after each phase "
+                             "(HAC_SD, then IC), so an interrupted run keeps what it finished")
     args = parser.parse_args(argv)
 
     import numpy as np
@@ -105,6 +108,7 @@ def main(argv=None):
     }
     result.update({f"hac_sd_{name}": round(value, 4) for name, value in
                    evaluate(corpus.labels, model.labels_, ["acc", "nmi"]).items()})
+    archive(args.output, result, "hac_sd")
     if args.ic_iters:
         print(f"HAC_SD done in {result['hac_sd_seconds']} s; IC, {args.ic_iters} iterations",
               file=sys.stderr, flush=True)
@@ -121,7 +125,15 @@ def main(argv=None):
     result["peak_rss_mib"] = round(peak_rss_mib())
     result["loadavg_end"] = os.getloadavg()[0]
     result["versions"] = {"python": platform.python_version(), "numpy": np.__version__}
+    archive(args.output, result, "done")
     print(json.dumps(result))
+
+
+def archive(path, result, phase):
+    """Append ``result`` (with the phase reached) to the JSON-lines file ``path``, if any."""
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps({**result, "phase": phase}) + "\n")
 
 
 if __name__ == "__main__":
