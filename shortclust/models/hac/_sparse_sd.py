@@ -15,6 +15,14 @@ BLAS summing a product in another order in another block, a last-bit difference)
 Memory: the vectors, one block of ``_BLOCK_VALUES`` products, and the pool of about
 ``2 N`` candidates (``N = floor(n l / 2)``, ``l = n / K - 1``, 16 bytes each) -- the method's
 own output size, O(n l), instead of O(n^2). Time is still O(n^2 d): every pair is scored.
+
+``fast=True`` (dense vectors only; what ``HACSimilarity`` uses past ``max_docs``, where the
+dense path cannot run to be matched) skips the first pass: with ``u = sum_j v_j`` and the
+d x d Gram matrix ``G = V^T V``, row i's off-diagonal sum is ``v_i . u - |v_i|^2`` and its
+sum of squares ``v_i^T G v_i - |v_i|^4``, so the statistics cost O(n d^2), exact in float64
+(the exact pass sums products rounded to float32). The second pass then multiplies in
+float32. Both change scores in their last bits only, so the kept pairs can differ from
+the exact ones only where two scores tie to float32 precision at the cut-off.
 """
 
 import numpy as np
@@ -30,8 +38,11 @@ __all__ = ["sd_pairs"]
 _BLOCK_VALUES = 2**24
 
 
-def sd_pairs(vectors, n_clusters):
+def sd_pairs(vectors, n_clusters, fast=False):
     """The pairs Algorithm 2 keeps, from unit rows V (dense or CSR), and their similarities.
+
+    ``fast``: for dense V, the row statistics from the Gram matrix and float32 products
+    (module docstring); ignored for CSR.
 
     Returns
     -------
@@ -45,11 +56,15 @@ def sd_pairs(vectors, n_clusters):
     empty = np.zeros(0, np.int64)
     if n_keep == 0 or n < 2:
         return empty, empty, np.zeros(0, np.float32)
-    mean, std = _row_statistics(vectors)
+    fast = fast and not sp.issparse(vectors)
+    mean, std = _gram_statistics(vectors) if fast else _row_statistics(vectors)
     scale = np.divide(1.0, std, out=np.zeros_like(std), where=std > 0)
-    keys = _collect(vectors, mean, scale, n_keep, _estimated_cutoff(vectors, mean, scale, n_keep))
+    products = vectors.astype(np.float32) if fast else vectors
+    keys = _collect(products, mean, scale, n_keep,
+                    _estimated_cutoff(vectors, mean, scale, n_keep))
     if keys is None:  # fewer than N pairs reached the estimate: start again from -inf
-        keys = _collect(vectors, mean, scale, n_keep, -np.inf)
+        keys = _collect(products, mean, scale, n_keep, -np.inf)
+    del products
     keys = np.sort(keys)
     rows, cols = keys // n, keys % n
     return rows, cols, _pair_similarities(vectors, rows, cols)
@@ -61,7 +76,8 @@ def _blocks(n, columns):
 
 
 def _products(vectors, start, stop, col_start=0):
-    """``S[start:stop, col_start:]`` rounded to float32, as the dense path stores S."""
+    """``S[start:stop, col_start:]`` rounded to float32, as the dense path stores S (float32
+    vectors: multiplied in float32)."""
     block = vectors[start:stop] @ vectors[col_start:].T
     if sp.issparse(block):
         block = block.toarray()
@@ -76,6 +92,20 @@ def _row_statistics(vectors):
     for start, stop in _blocks(n, n):
         _statistics_kernel(_products(vectors, start, stop), start, mean, std)
     return mean, std
+
+
+def _gram_statistics(vectors):
+    """Off-diagonal mean and population std of each row of ``V V^T``, in O(n d^2).
+
+    Row i's off-diagonal entries sum to ``v_i . u - |v_i|^2`` (``u``: the sum of the rows)
+    and their squares to ``v_i^T G v_i - |v_i|^4`` (``G = V^T V``); all in float64.
+    """
+    v = np.asarray(vectors, dtype=np.float64)
+    n = v.shape[0]
+    norms = np.einsum("ij,ij->i", v, v)
+    mean = (v @ v.sum(axis=0) - norms) / (n - 1)
+    squares = np.einsum("ij,ij->i", v @ (v.T @ v), v) - norms * norms
+    return mean, np.sqrt(np.maximum(squares / (n - 1) - mean * mean, 0.0))
 
 
 @njit(cache=True)

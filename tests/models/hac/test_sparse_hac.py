@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.cluster.hierarchy import linkage
+from sklearn.metrics import adjusted_rand_score
 
 from shortclust.models.hac._sparse_sd import sd_pairs
 from shortclust.models.hac._sparse_ward import pair_weights, sparse_ward
@@ -86,3 +87,23 @@ def test_estimator_sparse_graph_gives_the_dense_labels(sparsify):
     np.testing.assert_array_equal(sparse.labels_, dense.labels_)
     assert sparse.n_retained_ == dense.n_retained_
     assert sparse.merges_.shape == (300 - 6, 4)
+
+
+@pytest.mark.parametrize("n, k", [(60, 3), (97, 7), (400, 5)])
+def test_fast_sd_pairs_are_the_exact_ones_but_for_float32_ties(n, k):
+    from shortclust.models.hac._sparse_sd import _gram_statistics, _row_statistics
+
+    vectors = _unit_rows(np.random.default_rng(n * k), n, 12, False)
+    for exact, fast in zip(_row_statistics(vectors), _gram_statistics(vectors)):
+        np.testing.assert_allclose(fast, exact, rtol=1e-5)
+    exact = set(zip(*sd_pairs(vectors, k)[:2]))
+    fast = set(zip(*sd_pairs(vectors, k, fast=True)[:2]))
+    assert len(fast) == len(exact)
+    assert len(fast ^ exact) <= 2 * max(1, len(exact) // 1000)
+
+
+def test_hac_sd_past_max_docs_takes_the_fast_route_and_agrees():
+    vectors = _unit_rows(np.random.default_rng(5), 300, 8, False)
+    exact = HACSimilarity(n_clusters=6, sparsify="sd", graph="sparse").fit(vectors)
+    fast = HACSimilarity(n_clusters=6, sparsify="sd", graph="sparse", max_docs=100).fit(vectors)
+    assert adjusted_rand_score(exact.labels_, fast.labels_) > 0.95
