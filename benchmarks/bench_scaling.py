@@ -1,5 +1,9 @@
 """Running time and peak memory of GSDMM, K-means and mini-batch K-means on T1..T256.
 
+With ``--models lda,dct,hac_sd,ic`` (issue 31) the other models run on the same sizes,
+each with a few sweeps or iterations (``PROTOCOL``); the summary gives each model's
+fitted exponent of CPU time and of the memory its fit added, against the number of texts.
+
 The protocol of the GSDMM paper's Table 3 (section 4.8): the GoogleNews-T titles
 concatenated 1, 2, 4, ..., 256 times (11,109 to 2,843,904 documents), and
 
@@ -53,13 +57,33 @@ MODELS = {
     "minibatch_kmeans": ("shortclust.models.kmeans.minibatch_kmeans", "MiniBatchKMeans",
                          {"n_clusters": 152, "batch_fraction": 0.01, "max_iter": 10,
                           "n_init": 1}),
+    # Issue 31's curves: the other models at the same sizes, a few sweeps each.
+    "lda": ("shortclust.models.lda.lda", "LDA",
+            {"n_clusters": 152, "beta": 0.1, "max_iter": 10}),
+    "dct": ("shortclust.models.dmm.dct", "DCT",
+            {"n_clusters": 300, "max_iter": 10}),
+    "hac_sd": ("shortclust.models.hac.hac_similarity", "HACSimilarity",
+               {"n_clusters": 152, "sparsify": "sd", "graph": "sparse"}),
+    "ic": ("shortclust.models.ic.iterative_classification", "IterativeClassification",
+           {"n_clusters": 152, "initial": "kmeans", "initial_params": {"n_init": 1},
+            "max_iter": 5, "tol": None}),
 }
+TABLE3 = ("gsdmm", "kmeans", "minibatch_kmeans")
+# What the untimed warm-up fit changes (compilation only; the default is max_iter=1).
+WARM_UP_PARAMS = {"hac_sd": {}, "ic": {"max_iter": 1}}
 PROTOCOL = {
     "gsdmm": "K=300, alpha=beta=0.1, 10 Gibbs iterations; sample_seconds = sweeps only",
     "kmeans": "K=152, TF-IDF, one run (n_init=1) of at most 10 Lloyd iterations (the "
               "paper's timing protocol, not section 4.3's 20 initialisations)",
     "minibatch_kmeans": "K=152, TF-IDF, batches of 1% of the documents, at most 10 passes "
                         "(scikit-learn's early stopping may end it sooner)",
+    "lda": "K=152, alpha=50/K, beta=0.1, 10 Gibbs sweeps (a timing protocol, not converged), "
+           "one thread",
+    "dct": "Z=300, the whole corpus as one time step, 10 sweeps, one fixed-point step each",
+    "hac_sd": "K=152, TF-IDF, Algorithm 2 from the vectors (exact, every pair scored) and "
+              "Ward on the N = n (n/K - 1) / 2 kept pairs (graph='sparse')",
+    "ic": "K=152, TF-IDF, initial K-means (one run), then exactly 5 iterations (tol=None) "
+          "with the default Isolation Forest and logistic regression; K-means included",
 }
 WARM_UP_DOCS = 2000
 POLL_SECONDS = 0.1
@@ -67,8 +91,9 @@ POLL_SECONDS = 0.1
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default=",".join(MODELS),
-                        help=f"comma list of {', '.join(MODELS)} (default: all)")
+    parser.add_argument("--models", default=",".join(TABLE3),
+                        help=f"comma list of {', '.join(MODELS)} (default: "
+                             f"{', '.join(TABLE3)}, the paper's Table 3)")
     parser.add_argument("--copies", default="1,2,4,8,16,32,64,128,256",
                         help="comma list of numbers of concatenated copies (default: 1..256)")
     parser.add_argument("--time-limit", type=float, default=300.0,
@@ -126,19 +151,21 @@ def run_child(model_name, n_copies, data_dir):
     counts = corpus.repeat(n_copies).counts if n_copies > 1 else corpus.counts
     del corpus
     load_seconds = time.perf_counter() - started
-    model_class(**{**params, "max_iter": 1}, random_state=0).fit(warm_up)
+    warm_up_params = WARM_UP_PARAMS.get(model_name, {"max_iter": 1})
+    model_class(**{**params, **warm_up_params}, random_state=0).fit(warm_up)
     rss_before_fit = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"  {model_name} x{n_copies}: {counts.shape[0]} docs loaded in {load_seconds:.1f} s, "
           f"warmed up; fitting", file=sys.stderr, flush=True)
     model = model_class(**params, random_state=0)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     model.fit(counts)
     fit_seconds = time.perf_counter() - started
     result = {
         "fit_seconds": round(fit_seconds, 4),
+        "fit_cpu_seconds": round(time.process_time() - cpu, 4),
         "sample_seconds": round(model.sample_seconds_, 4)
         if hasattr(model, "sample_seconds_") else None,
-        "n_iter": int(model.n_iter_),
+        "n_iter": int(getattr(model, "n_iter_", 0)),
         "n_steps": int(getattr(model, "n_steps_", 0)) or None,
         "n_clusters_found": int(model.n_clusters_),
         "docs": int(counts.shape[0]),
@@ -241,6 +268,31 @@ def summary_table(rows, models, copies):
     return "\n".join(lines)
 
 
+def fitted_exponents(rows):
+    """Least-squares slope of log(fit CPU seconds) and of log(memory the fit added) on log(docs).
+
+    Per model, over its sizes that completed (at least two); the memory is the child's peak
+    minus its peak before the fit (data and warm-up excluded), sizes where that is under
+    16 MiB left out (too small to measure).
+    """
+    import numpy as np
+
+    out = {}
+    for model in dict.fromkeys(r["model"] for r in rows):
+        done = [r for r in rows if r["model"] == model and r["status"] == "ok"]
+        entry = {"sizes": len(done)}
+        for name, value in (("time", lambda r: r.get("fit_cpu_seconds") or r["fit_seconds"]),
+                            ("memory", lambda r: r["peak_rss_mib"]
+                             - r["peak_rss_before_fit_mib"])):
+            points = [(r["docs"], value(r)) for r in done if value(r) > (16 if name ==
+                                                                          "memory" else 0)]
+            if len(points) >= 2:
+                x, y = np.log([p[0] for p in points]), np.log([p[1] for p in points])
+                entry[f"{name}_exponent"] = round(float(np.polyfit(x, y, 1)[0]), 2)
+        out[model] = entry
+    return out
+
+
 def main(argv=None):
     args = parse_args(argv)
     if args.child:
@@ -282,10 +334,17 @@ def main(argv=None):
           "kmeans is one run of at most 10 iterations, as in the paper's Table 3",
           file=sys.stderr)
     table = {m: {str(r["copies"]): {k: r.get(k) for k in
-                                    ("status", "fit_seconds", "sample_seconds", "peak_rss_mib",
+                                    ("status", "docs", "fit_seconds", "fit_cpu_seconds",
+                                     "sample_seconds", "peak_rss_mib",
                                      "n_iter", "reason") if r.get(k) is not None}
                  for r in rows if r["model"] == m} for m in args.models}
+    exponents = fitted_exponents(rows)
+    for model, entry in exponents.items():
+        print(f"{model}: fitted exponents over {entry['sizes']} sizes: time "
+              f"{entry.get('time_exponent', '-')}, memory {entry.get('memory_exponent', '-')}",
+              file=sys.stderr)
     print(json.dumps({**common, "copies": args.copies, "time_limit": args.time_limit,
+                      "exponents": exponents,
                       "memory_limit_gib": args.memory_limit_gib, "protocol":
                       {m: PROTOCOL[m] for m in args.models}, "output": args.output,
                       "results": table}))

