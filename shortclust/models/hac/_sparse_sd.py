@@ -174,16 +174,23 @@ def _estimated_cutoff(vectors, mean, scale, n_keep):
     if fraction >= 0.5:
         return -np.inf
     rows = np.unique(np.linspace(0, n - 1, num=min(n, _SAMPLE_ROWS)).astype(np.int64))
-    sample = vectors[rows] @ vectors.T
-    sample = np.asarray(sample.toarray() if sp.issparse(sample) else sample,
-                        dtype=np.float32).astype(np.float64)
-    a_row = (sample - mean[rows, None]) * scale[rows, None]
-    a_col = (sample - mean[None, :]) * scale[None, :]
-    scores = np.maximum(a_row, a_col)
-    scores[np.arange(rows.size), rows] = np.nan
-    scores = scores[~np.isnan(scores)]
-    position = int(scores.size * (1 - fraction))
-    return np.partition(scores, position)[position]
+    # The sampled rows' scores, a few rows at a time: one float64 array of rows x n (2 GB
+    # at a million texts) instead of four, partitioned in place.
+    scores = np.empty((rows.size, n))
+    step = max(1, _BLOCK_VALUES // (4 * n))
+    for start in range(0, rows.size, step):
+        chunk = rows[start:start + step]
+        sample = vectors[chunk] @ vectors.T
+        sample = np.asarray(sample.toarray() if sp.issparse(sample) else sample,
+                            dtype=np.float32).astype(np.float64)
+        np.maximum((sample - mean[chunk, None]) * scale[chunk, None],
+                   (sample - mean[None, :]) * scale[None, :], out=scores[start:start + step])
+    # The diagonal left out: -inf sorts below every score, so skip that many.
+    scores[np.arange(rows.size), rows] = -np.inf
+    scores = scores.ravel()
+    position = rows.size + int((scores.size - rows.size) * (1 - fraction))
+    scores.partition(position)
+    return scores[position]
 
 
 def _pair_similarities(vectors, rows, cols, chunk=1 << 20):
