@@ -86,22 +86,24 @@ def write_assignments(path, documents: SourceDocuments, labels,
     ``labels`` and ``probabilities`` are per corpus row (the model's order); the text
     column is written when ``documents`` has texts.
     """
-    labels = np.asarray(labels)
+    labels = np.asarray(labels, dtype=np.int64).tolist()
     header = ["row"] + (["id"] if documents.ids is not None else []) \
         + (["text"] if documents.texts is not None else []) + ["cluster"] \
         + (["probability"] if probabilities is not None else []) + ["status"]
-    lines = []
-    for position, (row, status) in enumerate(zip(documents.rows, documents.status)):
-        line = [position + 1]
-        if documents.ids is not None:
-            line.append(documents.ids[position])
-        if documents.texts is not None:
-            line.append(documents.texts[position])
-        line.append("" if row < 0 else int(labels[row]))
-        if probabilities is not None:
-            line.append("" if row < 0 else f"{float(probabilities[row]):.6g}")
-        lines.append(line + [status])
-    return _write_csv(path, header, lines)
+    # Column by column, as Python lists: a Python loop over cells took as long as fitting
+    # GSDMM on the file in `make run` (20 runs of 2,472 rows). Only the ids and texts can
+    # start like a formula; the other cells are numbers or fixed words.
+    rows = np.asarray(documents.rows).tolist()
+    columns = [range(1, len(rows) + 1)]
+    for strings in (documents.ids, documents.texts):
+        if strings is not None:
+            columns.append([safe_cell(value) for value in strings])
+    columns.append(["" if row < 0 else labels[row] for row in rows])
+    if probabilities is not None:
+        probabilities = np.asarray(probabilities, dtype=float).tolist()
+        columns.append(["" if row < 0 else f"{probabilities[row]:.6g}" for row in rows])
+    columns.append(documents.status)
+    return _write_csv(path, header, zip(*columns), safe=False)
 
 
 def write_clusters(path, clusters: Iterable[dict[str, Any]]) -> Path:
@@ -131,11 +133,12 @@ def safe_cell(value):
     return value
 
 
-def _write_csv(path, header: list[str], lines: list[list]) -> Path:
+def _write_csv(path, header: list[str], lines, safe: bool = True) -> Path:
+    """Write ``lines`` under ``header``; ``safe=False`` when the caller made the cells safe."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
-    writer.writerows([safe_cell(cell) for cell in line] for line in lines)
+    writer.writerows(([safe_cell(cell) for cell in line] for line in lines) if safe else lines)
     atomic_write_text(Path(path), buffer.getvalue())
     return Path(path)
 

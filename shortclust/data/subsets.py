@@ -22,8 +22,6 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 
-import numpy as np
-
 from shortclust.errors import DataError
 
 
@@ -62,6 +60,8 @@ class Subset:
         """``(documents, rows)``: the subset of ``raw`` (a RawDocuments read from ``path``)
         in stream order, and the row of the parent each comes from; ``time`` is the stream
         position."""
+        import numpy as np  # here: `data download` needs no numpy
+
         if raw.labels is None:
             raise DataError(f"{self.parent} has no labels: a subset by group needs them")
         labels = np.asarray(raw.labels, dtype=object)
@@ -79,6 +79,8 @@ class Subset:
         return _take(raw, rows), rows
 
     def _stream_order(self, raw, rows: np.ndarray, path) -> np.ndarray:
+        import numpy as np  # here: `data download` needs no numpy
+
         if self.order == "file":
             return np.argsort(rows, kind="stable")
         split = read_field(path, "split")

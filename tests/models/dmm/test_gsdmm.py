@@ -53,6 +53,31 @@ def test_kernel_matches_reference_when_all_clusters_are_used():
     np.testing.assert_array_equal(model.labels_, naive.gsdmm_fit(X, 2, 0.1, 0.1, 3, 1))
 
 
+@pytest.mark.kernels
+@pytest.mark.parametrize("seed", range(6))
+def test_compact_clusters_is_a_relabelling_to_the_leading_slots(seed):
+    """Against counts rebuilt from scratch after relabelling ``z`` in numpy: the kernel
+    moves only the slots between the first empty one and the last non-empty one."""
+    rng = np.random.default_rng(seed)
+    n_docs, n_words, n_slots = 60, 30, 25
+    X = sp.csr_matrix(rng.poisson(0.3, size=(n_docs, n_words)))
+    used = rng.choice(n_slots, size=rng.integers(1, n_slots), replace=False)
+    if seed == 0:
+        used = np.arange(5)  # compact already: nothing moves
+    z = rng.choice(used, size=n_docs).astype(np.int32)
+    docs = (X.indptr, X.indices, X.data, np.asarray(X.sum(axis=1)).ravel())
+    stats = (np.zeros(n_slots), np.zeros(n_slots), np.zeros((n_words, n_slots), np.int32))
+    kernels.build_counts(docs, z, stats)
+    order = np.unique(z)
+    expected_z = np.searchsorted(order, z)
+    expected = (np.zeros(n_slots), np.zeros(n_slots), np.zeros((n_words, n_slots), np.int32))
+    kernels.build_counts(docs, expected_z.astype(np.int32), expected)
+    assert kernels.compact_clusters(z, stats) == order.size
+    np.testing.assert_array_equal(z, expected_z)
+    for got, want in zip(stats, expected):
+        np.testing.assert_array_equal(got, want)
+
+
 def random_cluster_state(rng, n_words=50, n_active=7):
     """Counts of a few clusters, one of them holding none of the words."""
     n_wz = rng.integers(0, 5000, size=(n_words, n_active)).astype(np.int32)
