@@ -239,12 +239,18 @@ def test_preprocessing_that_drops_documents_is_said_and_outputs_still_join(tmp_p
     assert sum(int(c["size"]) for c in read_csv(out / "clusters.csv")) == len(kept)
 
 
-def test_a_model_without_predict_clusters_but_saves_no_model(tmp_path, data):
+def test_a_model_without_predict_saves_its_nearest_centres(tmp_path, data, held_out):
     out = tmp_path / "out"
     result = invoke("cluster", data, "--model", "hac", "-k", 3, "--output", out)
     assert result.exit_code == 0, result.output
-    assert not (out / "model.zip").exists() and (out / "clusters.md").is_file()
-    assert "model 'hac' has no predict, so no model.zip" in result.stderr
+    assert (out / "model.zip").is_file() and (out / "clusters.md").is_file()
+    assert "model 'hac' has no predict of its own: model.zip gives a new text the cluster " \
+        "of the nearest centre" in result.stderr
+    result = invoke("predict", out / "model.zip", held_out, "--output", tmp_path / "p.csv")
+    assert result.exit_code == 0, result.output
+    new = [p["text"] for p in read_csv(tmp_path / "p.csv")]
+    assert [int(p["cluster"]) for p in read_csv(tmp_path / "p.csv")] == \
+        TextClusterer.load(out / "model.zip").predict(new).tolist()
 
 
 @pytest.mark.parametrize("args, match", [

@@ -13,8 +13,8 @@ some, and writes, in ``<output>/``:
     documents (those richest in its top words; with embeddings, those closest to its
     centre): ``TextClusterer.clusters_``.
 ``model.zip``
-    The fitted clusterer (:meth:`TextClusterer.save`), for ``shortclust predict``; models
-    without ``predict`` have none.
+    The fitted clusterer (:meth:`TextClusterer.save`), for ``shortclust predict``; a model
+    without ``predict`` (HAC, IC, HDBSCAN) predicts by the nearest centre of its clusters.
 ``record.json``
     What reproduces the run: the file's checksum, every setting and the seed, how the
     number of clusters was chosen, package versions, commit, metrics.
@@ -233,12 +233,12 @@ def cluster_file(request: ClusterRequest, *, data_dir=None, progress: bool = Tru
     notes = [note for note in (_auto_note(request, path, clusterer),
                                _dropped_note(clusterer, output / "assignments.csv")) if note]
     unsaved = None if clusterer.model_.capabilities.predict else (
-        f"model '{clusterer.model}' has no predict, so no model.zip: new texts cannot be "
-        "assigned to its clusters")
+        f"model '{clusterer.model}' has no predict of its own: model.zip gives a new text "
+        "the cluster of the nearest centre (the mean of its members' vectors)")
     result = ClusterResult(output, clusterer, len(raw.texts), counts, metrics, notes,
                            model_note=unsaved, report=report)
     result.record = _record(request, path, clusterer, metrics, cpu_seconds)
-    _write_all(result, raw, unsaved is None)
+    _write_all(result, raw, clusterer.predictor_ is not None or unsaved is None)
     return result
 
 

@@ -26,11 +26,13 @@ arXiv:2203.05794, 2022.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["class_tfidf", "cluster_members", "merge_clusters", "representatives",
-           "top_words_of_rows"]
+__all__ = ["class_tfidf", "cluster_members", "clusters_table", "keep_top", "merge_clusters",
+           "representatives", "top_words_of_rows"]
 
 
 def cluster_members(labels, n_clusters: int | None = None) -> list[np.ndarray]:
@@ -226,3 +228,36 @@ def renumber_by_size(labels, weights=None) -> np.ndarray:
     result = labels.copy()
     result[kept] = mapping[inverse]
     return result
+
+
+def keep_top(weights, n: int):
+    """Class TF-IDF rows with all but each row's ``n`` heaviest words set to 0."""
+    weights = weights.tocsr(copy=True)
+    for row in range(weights.shape[0]):
+        start, end = weights.indptr[row], weights.indptr[row + 1]
+        if end - start > n:
+            values = weights.data[start:end]
+            cut = np.argsort(-values, kind="stable")[n:]
+            values[cut] = 0.0
+    weights.eliminate_zeros()
+    return weights
+
+
+def clusters_table(top_words, sizes, chosen, texts, n_representatives: int = 3):
+    """The ``clusters_`` table of :class:`~.text_clusterer.TextClusterer`: one row per
+    cluster with its size, top words, weights and representative texts (and rows, from 1)."""
+    import pandas as pd
+
+    rows = []
+    for cluster, (words, size, positions) in enumerate(zip(top_words, sizes, chosen)):
+        row: dict[str, Any] = {"cluster": cluster, "size": int(size),
+                               "top_words": " ".join(word for word, _ in words),
+                               "weights": " ".join(f"{weight:.6g}" for _, weight in words)}
+        for i in range(n_representatives):
+            row[f"representative_{i + 1}"] = texts[positions[i]] if i < len(positions) else ""
+        row["representative_rows"] = " ".join(str(int(p) + 1) for p in positions)
+        rows.append(row)
+    columns = (["cluster", "size", "top_words", "weights"]
+               + [f"representative_{i + 1}" for i in range(n_representatives)]
+               + ["representative_rows"])
+    return pd.DataFrame(rows, columns=columns)

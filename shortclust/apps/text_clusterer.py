@@ -12,7 +12,6 @@ format of :mod:`.model_files` (no code runs on loading) and loads back to predic
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -165,7 +164,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
             choice = KChoice(0, "model")
             self._say(f"fitting {self.model} (it chooses the number of clusters)")
             self.model_ = self._new_model(model_class, model_params, None, counts.shape[0])
-            self.model_.fit(features)
+            self._fit_model(features, counts)
         elif self.n_clusters == "auto":
             self._say("choosing the number of clusters (GSDMM with a generous bound)")
             mapping, choice, gsdmm = estimate_k(counts, self.random_state)
@@ -175,14 +174,14 @@ class TextClusterer(ClusterMixin, BaseEstimator):
                 self._say(f"fitting {self.model} with {choice.n_clusters} clusters")
                 self.model_ = self._new_model(model_class, model_params, choice.n_clusters,
                                               counts.shape[0])
-                self.model_.fit(features)
+                self._fit_model(features, counts)
                 mapping = None
         else:
             choice = KChoice(int(self.n_clusters), "given")
             self._say(f"fitting {self.model} with {self.n_clusters} clusters")
             self.model_ = self._new_model(model_class, model_params, int(self.n_clusters),
                                           counts.shape[0])
-            self.model_.fit(features)
+            self._fit_model(features, counts)
         model_labels = np.asarray(self.model_.labels_, dtype=np.int64)
         n_model = max(int(model_labels.max(initial=-1)) + 1,
                       int(getattr(self.model_, "n_clusters_", 0) or 0))
@@ -198,10 +197,31 @@ class TextClusterer(ClusterMixin, BaseEstimator):
             choice.reduced_to = int(self.reduce_to)
         self.label_map_ = mapping.astype(np.int64)
         self.k_choice_ = choice
+        self.predictor_ = None if self.model_.capabilities.predict else self._centre_predictor(
+            features, counts, model_labels)
         self._describe(counts, features, self.label_map_[model_labels], texts)
         choice.n_clusters = self.n_clusters_
         self.probability_ = self._own_probabilities(features)
         return self
+
+    def _fit_model(self, features, counts):
+        """Fit ``model_``, with the counts beside vectors when it takes them (BERTopic)."""
+        extra = {"counts": counts} if self.model_.capabilities.fit_counts \
+            and features is not counts else {}
+        self.model_.fit(features, **extra)
+
+    def _centre_predictor(self, features, counts, model_labels):
+        """K-means' rule for a model without ``predict`` (:mod:`.nearest_centre`), in the
+        space it was fitted in: embeddings, or TF-IDF (learnt here when it had counts)."""
+        from shortclust.apps.nearest_centre import centre_predictor
+
+        if features is counts:
+            features = self._tfidf(counts, fit=True)
+        return centre_predictor(features, model_labels, self.random_state)
+
+    def _predictor(self):
+        """What predicts new texts: the model, or the nearest centre of its clusters."""
+        return getattr(self, "predictor_", None) or self.model_
 
     def _own_probabilities(self, features):
         """Each text's probability of its own cluster (NaN where the model has none)."""
@@ -293,7 +313,10 @@ class TextClusterer(ClusterMixin, BaseEstimator):
             from shortclust.representations.word_vectors import mean_vectors
 
             return mean_vectors(counts, *glove_vectors(self.vocabulary_))
-        if model_class.capabilities.input == "vectors":
+        # At fit, vector models get TF-IDF; later, whatever learnt an idf at fit (they, or a
+        # nearest-centre predictor) gets TF-IDF with it.
+        if model_class.capabilities.input == "vectors" if fit \
+                else getattr(self, "idf_", None) is not None:
             return self._tfidf(counts, fit)
         return counts
 
@@ -313,8 +336,8 @@ class TextClusterer(ClusterMixin, BaseEstimator):
 
     def _describe(self, counts, features, labels, texts):
         """Top words (class TF-IDF), representatives, sizes, ``labels_`` and ``clusters_``."""
-        from shortclust.apps.describe import (class_tfidf, cluster_members, representatives,
-                                              top_words_of_rows)
+        from shortclust.apps.describe import (class_tfidf, cluster_members, clusters_table,
+                                              keep_top, representatives, top_words_of_rows)
 
         n = int(labels.max(initial=-1)) + 1
         weights = class_tfidf(counts, labels, n)
@@ -323,7 +346,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         if self.embeddings is None:
             presence = counts.copy()
             presence.data[:] = 1
-            directions = _keep_top(weights, self.n_top_words)
+            directions = keep_top(weights, self.n_top_words)
             chosen = representatives(members, presence, directions, N_REPRESENTATIVES)
         else:
             chosen = representatives(members, features, _centres(features, labels, n),
@@ -336,8 +359,8 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         for position, row in enumerate(self.doc_index_):
             self.status_[row] = "ok" if lengths[position] else "empty"
         self.representatives_ = [self.doc_index_[rows] for rows in chosen]
-        self.clusters_ = _clusters_table(self._top_words, [m.size for m in members],
-                                         self.representatives_, texts)
+        self.clusters_ = clusters_table(self._top_words, [m.size for m in members],
+                                        self.representatives_, texts, N_REPRESENTATIVES)
 
     def top_words(self, n=None):
         """The top words of each cluster: a list of ``(word, weight)`` per cluster.
@@ -385,7 +408,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         text has no word of the vocabulary."""
         self._check_fitted()
         texts = _checked_texts(texts, allow_empty=True)
-        model = self.model_
+        model = self._predictor()
         if not model.capabilities.predict or (proba and not model.capabilities.predict_proba):
             what = "probabilities" if proba else "predictions"
             raise ConfigError(f"model '{self.model}' gives no {what} for new texts: choose "
@@ -408,10 +431,12 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         from shortclust.models.state import fitted_state
 
         self._check_fitted()
-        if not self.model_.capabilities.predict:
+        model = self._predictor()
+        if not model.capabilities.predict:
             raise ConfigError(f"model '{self.model}' has no predict, so it cannot be saved for "
                               "new texts: choose a model that predicts")
-        return save_model(path, self.model, self.model_.get_params(), fitted_state(self.model_),
+        name = self.model if model is self.model_ else "kmeans"  # the nearest-centre rule
+        return save_model(path, name, model.get_params(), fitted_state(model),
                           vocabulary=self.vocabulary_,
                           preprocess=pipeline_record(self.pipeline_),
                           representation=self._representation_record(),
@@ -424,7 +449,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
 
             return embedding_identity(EMBEDDINGS[self.embeddings]) | {"embeddings":
                                                                      self.embeddings}
-        if self.model_.capabilities.input == "vectors":
+        if getattr(self, "idf_", None) is not None:  # vector models, nearest centres
             return {"name": "tfidf"}
         return None
 
@@ -435,6 +460,10 @@ class TextClusterer(ClusterMixin, BaseEstimator):
                                if key != "progress"}}
         if getattr(self, "idf_", None) is not None:
             record["idf"] = self.idf_.tolist()
+        if self._predictor() is not self.model_:
+            from shortclust.apps.nearest_centre import PREDICTOR
+
+            record["predictor"] = PREDICTOR
         return record
 
     @classmethod
@@ -488,7 +517,9 @@ class TextClusterer(ClusterMixin, BaseEstimator):
                          for words in record.get("top_words", [])]
         if "idf" in record:
             tc.idf_ = np.asarray(record["idf"], dtype=np.float64)
-        tc.model = saved.name
+        # A model without predict was saved as its nearest-centre rule (a K-means model).
+        tc.model = settings.get("model", saved.name) if record.get("predictor") else saved.name
+        tc.predictor_ = saved.model if record.get("predictor") else None
         tc.saved_ = saved
         return tc
 
@@ -557,34 +588,3 @@ def _centres(features, labels, n=None):
     n = int(labels.max(initial=-1)) + 1 if n is None else n
     summed = _indicator(labels, n) @ normalize(features)
     return np.asarray(summed.toarray() if sp.issparse(summed) else summed)
-
-
-def _keep_top(weights, n):
-    """Class TF-IDF rows with all but each row's ``n`` heaviest words set to 0."""
-    weights = weights.tocsr(copy=True)
-    for row in range(weights.shape[0]):
-        start, end = weights.indptr[row], weights.indptr[row + 1]
-        if end - start > n:
-            values = weights.data[start:end]
-            cut = np.argsort(-values, kind="stable")[n:]
-            values[cut] = 0.0
-    weights.eliminate_zeros()
-    return weights
-
-
-def _clusters_table(top_words, sizes, chosen, texts):
-    import pandas as pd
-
-    rows = []
-    for cluster, (words, size, positions) in enumerate(zip(top_words, sizes, chosen)):
-        row: dict[str, Any] = {"cluster": cluster, "size": int(size),
-                               "top_words": " ".join(word for word, _ in words),
-                               "weights": " ".join(f"{weight:.6g}" for _, weight in words)}
-        for i in range(N_REPRESENTATIVES):
-            row[f"representative_{i + 1}"] = texts[positions[i]] if i < len(positions) else ""
-        row["representative_rows"] = " ".join(str(int(p) + 1) for p in positions)
-        rows.append(row)
-    columns = (["cluster", "size", "top_words", "weights"]
-               + [f"representative_{i + 1}" for i in range(N_REPRESENTATIVES)]
-               + ["representative_rows"])
-    return pd.DataFrame(rows, columns=columns)
