@@ -15,6 +15,10 @@ interpreter and libraries::
 
 The compiled kernels are warmed by one untimed run first (numba's cache, as a user's second
 run finds it).
+
+``--profile`` runs the command once more under cProfile with a process-time clock and
+prints each stage's share of the profiled CPU time (:data:`STAGES`: imports, reading,
+preprocessing, choosing K and fitting, top words, representative documents, writing).
 """
 
 from __future__ import annotations
@@ -57,11 +61,54 @@ def make_file(path: Path, n_docs: int, data_dir: Path, seed: int = 0) -> Path:
     return path
 
 
-def run_once(file: Path, output: Path, source: str | None, extra: list[str]) -> dict:
+#: Profile stages: name -> (module path suffix, function) whose cumulative time is the stage.
+STAGES = {
+    "imports": ("<frozen importlib._bootstrap>", "_find_and_load"),
+    "reading the file": ("shortclust/data/io.py", "read_documents"),
+    "preprocessing": ("shortclust/data/corpus.py", "from_texts"),
+    "choosing K and fitting": ("shortclust/apps/choose_k.py", "estimate_k"),
+    "top words (class TF-IDF)": ("shortclust/apps/describe.py", "class_tfidf"),
+    "representative documents": ("shortclust/apps/describe.py", "representatives"),
+    "writing the outputs": ("shortclust/apps/cluster.py", "_write_all"),
+}
+_PROFILED = """
+import cProfile, sys, time
+profile = cProfile.Profile(time.process_time)
+sys.argv = ["shortclust", *sys.argv[2:]]
+from shortclust.cli import main
+try:
+    profile.runcall(main)
+except SystemExit:
+    pass
+profile.dump_stats(PATH)
+"""
+
+
+def stage_shares(path: Path) -> dict:
+    """Each :data:`STAGES` entry's cumulative CPU seconds and share of the profile's total."""
+    import pstats
+
+    stats = pstats.Stats(str(path)).stats
+    total = max(value[3] for value in stats.values())  # the outermost call: the whole command
+    shares = {}
+    for stage, (suffix, function) in STAGES.items():
+        # Imports nest: the outermost _find_and_load calls are counted once each.
+        seconds = sum(cumulative for (file, _, name), (_, _, _, cumulative, callers)
+                      in stats.items() if file.endswith(suffix) and name == function
+                      and not (function == "_find_and_load" and any(
+                          caller[2] == "_find_and_load" for caller in callers)))
+        shares[stage] = {"seconds": round(seconds, 2), "share": round(seconds / total, 3)}
+    return {"profiled_cpu_seconds": round(total, 2), "stages": shares}
+
+
+def run_once(file: Path, output: Path, source: str | None, extra: list[str],
+             profile: Path | None = None) -> dict:
     env = dict(os.environ)
     if source:
         env["PYTHONPATH"] = source
-    command = [sys.executable, "-c", "from shortclust.cli import main; main()", "cluster",
+    code = "from shortclust.cli import main; main()" if profile is None \
+        else _PROFILED.replace("PATH", repr(str(profile)))
+    command = [sys.executable, "-c", code, *([str(profile)] if profile else []), "cluster",
                str(file), "--output", str(output), "--quiet", *extra]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, env=env, capture_output=True, text=True)
@@ -82,6 +129,8 @@ def main(argv=None) -> None:
         "SHORTCLUST_DATA", str(ROOT.parent / "shared" / "datasets")))
     parser.add_argument("--no-warm", action="store_true",
                         help="skip the untimed first run (kernels already compiled)")
+    parser.add_argument("--profile", action="store_true",
+                        help="one more run under cProfile: each stage's share of the CPU time")
     parser.add_argument("extra", nargs="*", help="more options of `shortclust cluster`")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,6 +141,10 @@ def main(argv=None) -> None:
         for i in range(args.repeats):
             runs.append(run_once(file, Path(tmp) / f"out{i}", args.source, args.extra))
             print(json.dumps({"run": i, **runs[-1]}), flush=True)
+        if args.profile:
+            profile = Path(tmp) / "cluster.prof"
+            run_once(file, Path(tmp) / "profiled", args.source, args.extra, profile)
+            print(json.dumps(stage_shares(profile)), flush=True)
     print(json.dumps({"docs": args.docs, "source": args.source or "this checkout",
                       "median_cpu_seconds": statistics.median(r["cpu_seconds"] for r in runs),
                       "max_peak_rss_mb": max(r["peak_rss_mb"] for r in runs)}))
