@@ -28,6 +28,7 @@ _MODELS = {
     "movmf": ("shortclust.models.vmf.movmf", "MovMF"),
     "minibatch_kmeans": ("shortclust.models.kmeans.minibatch_kmeans", "MiniBatchKMeans"),
     "gsdpmm": ("shortclust.models.dmm.gsdpmm", "GSDPMM"),
+    "dmafp": ("shortclust.models.dmm.dmafp", "DMAFP"),
     "iterative_classification": ("shortclust.models.ic.iterative_classification", "IterativeClassification"),
     "ncut_nmf": ("shortclust.models.nmf.ncut_nmf", "NMFClustering"),
     "rlsi": ("shortclust.models.nmf.rlsi", "RLSI"),
@@ -44,6 +45,7 @@ _MODELS = {
 # name -> where the model comes from (the paper it reproduces, or its own source).
 _SOURCES = {
     "gsdmm": "Yin & Wang, KDD 2014", "gsdpmm": "Yin & Wang (the DP variant of GSDMM)",
+    "dmafp": "Huang et al., TKDE 2013 (GSDMM baseline)",
     "kmeans": "baseline (GSDMM, IC papers)", "hac": "baseline (GSDMM paper)",
     "minibatch_kmeans": "baseline (GSDMM paper)",
     "ncut_nmf": "Yan et al., CIKM 2012", "rlsi": "baseline (Ncut paper)",
@@ -60,7 +62,8 @@ _SOURCES = {
     "bertopic": "modern baseline (BERTopic 0.17, extra bench; not in the papers)",
 }
 # name -> how the model settles the number of clusters, where it does so itself.
-_FINDS_K = {"gsdmm": "yes, up to n_clusters", "gsdpmm": "yes", "hdbscan": "yes",
+_FINDS_K = {"gsdmm": "yes, up to n_clusters", "gsdpmm": "yes",
+            "dmafp": "yes, up to n_clusters", "hdbscan": "yes",
             "bertopic": "yes, unless n_clusters"}
 
 

@@ -387,12 +387,20 @@ _MSTREAMF = {**_MSTREAM,
 _CENTROIDS = {**_BASE, **_K, "cluster_centers_": Array("f", ("K", "V")), "inertia_": Real(0.0),
               "idf_": Array("f", ("V",), low=0.0, nullable=True)}
 _OFFLINE_AT = IntList()
+#: Smallest Dirichlet parameter DMAFP accepts (its ``lam``, ``lam0``): digamma stays finite.
+DMAFP_MIN_PRIOR = 1e-10
 
 #: Each registered model with ``predict``: its fitted attributes' invariants.
 FITTED_INVARIANTS: dict[str, dict[str, Any]] = {
     "gsdmm": {**_DMM, "n_batches_": Int(0), "random_state_": Generator()},
     "gsdpmm": {**_DMM, "n_clusters_init_": Int(1)},
     "mstream": _MSTREAM,
+    "dmafp": {**_BASE, "n_clusters_": Int(0, equals="K"),
+              "param:n_clusters": Param("K", at_most=True),
+              "cluster_log_weights_": Array("f", ("K",), high=0.0),
+              "cluster_word_params_": Array("f", ("K", "V"), low=DMAFP_MIN_PRIOR),
+              "shared_word_params_": Array("f", ("V",), low=DMAFP_MIN_PRIOR),
+              "discriminative_": Array("f", ("V",), low=0.0, high=1.0)},
     "mstreamf": _MSTREAMF,
     "kmeans": _CENTROIDS,
     "kmeans_vsm": _CENTROIDS,
