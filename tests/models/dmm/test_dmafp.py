@@ -31,7 +31,7 @@ def test_the_lower_bound_never_decreases(init):
     X, _ = planted()
     model = DMAFP(n_clusters=20, init=init, max_iter=40, tol=0.0, random_state=1).fit(X)
     history = np.array(model.elbo_history_)
-    assert history.size >= 10
+    assert history.size >= 3 and history[-1] > history[0]
     assert np.all(np.diff(history) >= -1e-9 * np.abs(history[1:]))
 
 
