@@ -1,4 +1,4 @@
-"""Running time and peak memory of GSDMM, K-means and mini-batch K-means on T1..T256.
+"""Running time and peak memory of GSDMM, DMAFP, K-means and mini-batch K-means on T1..T256.
 
 With ``--models lda,dct,hac_sd,ic`` (issue 31) the other models run on the same sizes,
 each with a few sweeps or iterations (``PROTOCOL``); the summary gives each model's
@@ -8,6 +8,7 @@ The protocol of the GSDMM paper's Table 3 (section 4.8): the GoogleNews-T titles
 concatenated 1, 2, 4, ..., 256 times (11,109 to 2,843,904 documents), and
 
 * GSDMM: K = 300, alpha = beta = 0.1, 10 iterations;
+* DMAFP: K = 300 (the truncation), at most 10 iterations, one initialisation;
 * K-means: K = 152 (the true number), one initialisation of at most 10 Lloyd
   iterations (the timing protocol; not section 4.3's 20 initialisations);
 * mini-batch K-means: K = 152, 10 passes at most, batches of 1% of the documents.
@@ -52,6 +53,8 @@ DATASET = "GoogleNews-T"
 MODELS = {
     "gsdmm": ("shortclust.models.dmm.gsdmm", "GSDMM",
               {"n_clusters": 300, "alpha": 0.1, "beta": 0.1, "max_iter": 10}),
+    "dmafp": ("shortclust.models.dmm.dmafp", "DMAFP",
+              {"n_clusters": 300, "n_init": 1, "max_iter": 10}),
     "kmeans": ("shortclust.models.kmeans.kmeans", "KMeans",
                {"n_clusters": 152, "n_init": 1, "max_iter": 10}),
     "minibatch_kmeans": ("shortclust.models.kmeans.minibatch_kmeans", "MiniBatchKMeans",
@@ -73,6 +76,8 @@ TABLE3 = ("gsdmm", "kmeans", "minibatch_kmeans")
 WARM_UP_PARAMS = {"hac_sd": {}, "ic": {"max_iter": 1}}
 PROTOCOL = {
     "gsdmm": "K=300, alpha=beta=0.1, 10 Gibbs iterations; sample_seconds = sweeps only",
+    "dmafp": "K=300 sticks, one initialisation (greedy sequential pass, timed) and at most "
+             "10 variational iterations, other parameters the model's defaults",
     "kmeans": "K=152, TF-IDF, one run (n_init=1) of at most 10 Lloyd iterations (the "
               "paper's timing protocol, not section 4.3's 20 initialisations)",
     "minibatch_kmeans": "K=152, TF-IDF, batches of 1% of the documents, at most 10 passes "
