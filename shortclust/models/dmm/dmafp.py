@@ -54,8 +54,9 @@ class DMAFP(ClusteringModel):
         First q(z) of each initialisation: "sequential", greedy passes in random order
         (see Notes); "random", each document in one of the T components uniformly at
         random; "soft", rows drawn from a flat Dirichlet. The last two show why the first
-        is the default: on Tweet (seed 0) "random" stays near its T clusters (RANDOM_NOTE)
-        and "soft" collapses (SOFT_NOTE).
+        is the default: on Tweet (seed 0, the other parameters at their defaults) "random"
+        stays near its T clusters (490 clusters, NMI 0.481) and "soft" collapses to one
+        cluster (NMI 0), where "sequential" gives 260 clusters and NMI 0.888.
     init_passes : int, default=3
         Passes of the sequential initialisation (>= 1): the first places the documents,
         each later one places every document again. Chosen on SearchSnippets-test, a set
