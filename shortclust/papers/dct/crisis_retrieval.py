@@ -47,7 +47,8 @@ from shortclust.evaluation.retrieval import (Collection, Query, SmoothingGrid, a
 
 __all__ = ["HAZARD_EVENTS", "event_query_text", "crisis_queries", "cutoff_positions",
            "perfect_clusters", "random_clusters", "answerable", "cutoff_tables", "retrieval_table",
-           "run_crisis_retrieval", "ClusterSource", "TEMPORAL_FEEDBACK", "TMS_GAMMAS"]
+           "run_crisis_retrieval", "ClusterSource", "TEMPORAL_FEEDBACK", "TMS_GAMMAS",
+           "method_points"]
 
 #: Events of each hazard type. After Olteanu et al. (CSCW 2015), who type the events: the
 #: wildfires, the bushfire and the nightclub fire are fires; the Venezuela refinery and the
@@ -222,6 +223,29 @@ def _ages(corpus, n):
     return ages_in_days(times, times.max())
 
 
+def method_points(clusters, grid: SmoothingGrid) -> tuple:
+    """A method's clusters as scored, and the settings its retrieval is tuned over.
+
+    Parameters
+    ----------
+    clusters : ClusterSource, None or TEMPORAL_FEEDBACK
+        As a value of :func:`run_crisis_retrieval`'s ``methods``.
+    grid : SmoothingGrid
+
+    Returns
+    -------
+    clusters, points
+        With clusters: the grid's settings. Without (LM): ``lambda`` held at 0, mu and b
+        tuned. TMS: no clusters either, ``gamma`` tuned over :data:`TMS_GAMMAS` beside mu and b.
+    """
+    if clusters is TEMPORAL_FEEDBACK:
+        return None, SmoothingGrid(lams=(0.0,), mus=grid.mus, bs=grid.bs,
+                                   gammas=TMS_GAMMAS).points
+    if clusters is None:
+        return None, SmoothingGrid(lams=(0.0,), mus=grid.mus, bs=grid.bs).points
+    return clusters, grid.points
+
+
 def run_crisis_retrieval(corpus, methods, grid=None, *, n_cutoffs=5, n_repeats=10, seed=0,
                          hazards=None, n_folds=10, n_validation_folds=3,
                          out=sys.stdout) -> dict:
@@ -255,14 +279,7 @@ def run_crisis_retrieval(corpus, methods, grid=None, *, n_cutoffs=5, n_repeats=1
     results = {}
     for name, clusters in methods.items():
         started = time.perf_counter()
-        if clusters is TEMPORAL_FEEDBACK:
-            clusters = None
-            points = SmoothingGrid(lams=(0.0,), mus=grid.mus, bs=grid.bs,
-                                   gammas=TMS_GAMMAS).points
-        elif clusters is None:
-            points = SmoothingGrid(lams=(0.0,), mus=grid.mus, bs=grid.bs).points
-        else:
-            points = grid.points
+        clusters, points = method_points(clusters, grid)
         table = retrieval_table(corpus, specs, clusters, points, n_cutoffs=n_cutoffs)
         tuned = split_protocol(table, n_repeats=n_repeats, seed=seed, n_folds=n_folds,
                                n_validation_folds=n_validation_folds)
