@@ -89,6 +89,10 @@ def build_representation(corpus, spec: RepresentationSpec | None, progress: bool
     # Sentence embeddings are computed from the raw texts, read once here for both the
     # cache key and the encoder.
     texts = corpus_texts(corpus) if spec.name == "sentence_embeddings" else None
+    if texts is not None and spec.cache:
+        whole = _rows_of_whole_file(corpus, spec)
+        if whole is not None:
+            return whole
     return _cached(corpus, spec, lambda: _compute_dense(corpus, spec, texts, progress, console,
                                                         workers, client), texts)
 
@@ -97,7 +101,10 @@ def needs_embedding(corpus, spec: RepresentationSpec | None) -> bool:
     """Whether building ``spec`` would compute sentence embeddings (none cached yet)."""
     if spec is None or spec.name != "sentence_embeddings":
         return False
-    return not (spec.cache and (cache_dir() / f"{cache_key(corpus, spec)}.npy").exists())
+    if not spec.cache:
+        return True
+    return not ((cache_dir() / f"{cache_key(corpus, spec)}.npy").exists()
+                or _whole_file_entry(corpus, spec) is not None)
 
 
 def _compute_dense(corpus, spec: RepresentationSpec, texts=None, progress=False,
@@ -193,6 +200,41 @@ def corpus_texts(corpus) -> list[str]:
     texts = read_documents(corpus.source_path).texts
     rows = corpus.doc_index if corpus.file_rows is None else corpus.file_rows[corpus.doc_index]
     return [texts[i] for i in rows]
+
+
+def _rows_of_whole_file(corpus, spec: RepresentationSpec) -> np.ndarray | None:
+    """The kept documents' rows of the cached embeddings of every text of the corpus's
+    source file, when that entry exists (else None: nothing is computed here).
+
+    Preprocessing that drops a few documents (short ones, say) changes the texts embedded,
+    hence the cache key; the encoder sees each raw text alone, so the rows of the whole
+    file's embeddings are the same vectors, and a file embedded once under any
+    preprocessing that keeps every document serves every other.
+    """
+    entry = _whole_file_entry(corpus, spec)
+    if entry is None:
+        return None
+    path, n_texts = entry
+    try:
+        matrix = np.load(path, allow_pickle=False, mmap_mode="r")
+    except (OSError, ValueError):
+        return None
+    if matrix.shape[0] != n_texts:
+        return None
+    rows = corpus.doc_index if corpus.file_rows is None else corpus.file_rows[corpus.doc_index]
+    return np.ascontiguousarray(matrix[np.asarray(rows)])
+
+
+def _whole_file_entry(corpus, spec: RepresentationSpec) -> tuple[Path, int] | None:
+    """The cache file of the embeddings of every text of the corpus's source file, and
+    the number of texts, when that entry exists."""
+    if corpus.source_path is None or not Path(corpus.source_path).exists():
+        return None
+    from shortclust.data.io import read_documents
+
+    texts = read_documents(corpus.source_path).texts
+    path = cache_dir() / f"{cache_key(corpus, spec, texts)}.npy"
+    return (path, len(texts)) if path.exists() else None
 
 
 # --------------------------------------------------------------------------------------------

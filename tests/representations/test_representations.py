@@ -176,10 +176,16 @@ def test_the_embedding_cache_is_keyed_on_the_texts_embedded(tmp_path, monkeypatc
     assert cache_key(other, spec) == cache_key(corpus, spec)
     np.testing.assert_array_equal(build_representation(other, spec), first)
     assert len(encoder.calls) == 1
-    # Other documents (a subset) are other texts: a new entry.
-    assert cache_key(corpus.subset([0, 2]), spec) != cache_key(corpus, spec)
-    build_representation(corpus.subset([0, 2]), spec)
-    assert len(encoder.calls) == 2
+    # Other documents (a subset) are other texts: another key, but the rows of the whole
+    # file's entry are their vectors, so nothing is embedded again.
+    subset = corpus.subset([0, 2])
+    assert cache_key(subset, spec) != cache_key(corpus, spec)
+    np.testing.assert_array_equal(build_representation(subset, spec), first[[0, 2]])
+    assert len(encoder.calls) == 1
+    # Without the whole file's entry, the subset's own texts alone are embedded.
+    monkeypatch.setenv("SHORTCLUST_CACHE", str(tmp_path / "other-cache"))
+    np.testing.assert_array_equal(build_representation(subset, spec), first[[0, 2]])
+    assert encoder.calls[-1] == [TEXTS[2], TEXTS[0]]  # longest first
 
 
 def test_a_run_on_sentence_embeddings_shows_their_progress(tmp_path, monkeypatch):
