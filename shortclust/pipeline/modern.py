@@ -48,7 +48,10 @@ NOTE = ("Rows or columns marked 'not in paper' are ours: modern baselines the pa
         "HDBSCAN (scikit-learn's defaults, deterministic, 1 run, its noise one cluster), and "
         "BERTopic 0.17 on the same embeddings at its defaults (UMAP seeded, HDBSCAN: it "
         "chooses K; outliers one cluster) and with KMeans(K) (configs in "
-        "`configs/papers/modern/`).")
+        "`configs/papers/modern/`). Runs with the same dataset, K and preprocessing are the "
+        "same runs in every paper that shows them (the GSDMM and IC tables share their Tweet "
+        "and Google News runs; each paper's archive keeps a copy); each cell states its run "
+        "count, fewer than its config's where the runs were cut short for time.")
 
 
 def installed(module: str) -> bool:

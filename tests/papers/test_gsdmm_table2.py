@@ -156,3 +156,12 @@ def test_dmafp_sits_last_paper_then_ours_and_the_checks_compare_it_with_gsdmm(tm
     assert "DMAFP 0.842 (paper 0.852) is below GSDMM." in text
     dmafp = frame[frame["model"] == "DMAFP"].set_index(["dataset", "metric"])
     assert dmafp.loc[("GoogleNews-S", "nmi"), "paper_mean"] == 0.868
+
+
+def test_run_counts_name_the_sets_where_a_row_has_fewer_runs():
+    from shortclust.papers.gsdmm.tables import run_counts
+
+    rows = [{"model": "GSDMM", "dataset": d, "runs": 20} for d in ("A", "B")] + [
+        {"model": "MiniLM", "dataset": "A", "runs": 5}, {"model": "MiniLM", "dataset": "B",
+                                                         "runs": 0}]
+    assert run_counts(rows) == "Runs per cell: GSDMM 20, MiniLM (A 5, B 0)."

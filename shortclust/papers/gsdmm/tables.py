@@ -41,9 +41,19 @@ def model_stat_row(model: str, metric: str, records: list[dict], **keys) -> dict
 
 
 def run_counts(csv_rows) -> str:
-    """``Runs per cell: GSDMM 20, K-means 20.``, from rows with ``model`` and ``runs``."""
-    counts = sorted({f"{r['model']} {r['runs']}" for r in csv_rows})
-    return "Runs per cell: " + ", ".join(counts) + "."
+    """``Runs per cell: GSDMM 20, K-means 20.``, from rows with ``model`` and ``runs``
+    (and ``dataset``: a model whose count differs between sets gives it per set)."""
+    by_model: dict = {}
+    for row in csv_rows:
+        by_model.setdefault(row["model"], {})[row.get("dataset")] = row["runs"]
+    parts = []
+    for model, counts in sorted(by_model.items()):
+        if len(set(counts.values())) == 1:
+            parts.append(f"{model} {next(iter(counts.values()))}")
+        else:
+            parts.append(f"{model} (" + ", ".join(f"{dataset} {n}" for dataset, n
+                                                  in counts.items()) + ")")
+    return "Runs per cell: " + ", ".join(parts) + "."
 
 
 # --------------------------------------------------------------------------------------------
