@@ -202,7 +202,7 @@ def figure3_frame(rows: list[dict]) -> pd.DataFrame:
     dct_rows, dct = means("DCT")
     ttm_rows, ttm = means("TTM")
     out = []
-    for query in dct:
+    for query in sorted(dct):  # the archive (JSON, sorted keys) and a fresh run agree
         if query not in ttm:
             continue
         for metric in RANKING_METRICS:
