@@ -369,3 +369,42 @@ def test_minilm_in_two_processes_gives_the_vectors_of_one():
     alone = embed_sentences(texts, batch_size=8)
     spread = embed_sentences(texts, batch_size=8, workers=2)
     np.testing.assert_allclose(spread, alone, atol=1e-6)
+
+
+def test_a_run_on_a_cluster_embeds_on_its_workers(tmp_path, monkeypatch):
+    import contextlib
+
+    import shortclust.pipeline.runner as runner
+    import shortclust.representations.sentence as sentence
+    from shortclust.pipeline.executors import run_here
+    from shortclust.pipeline.runner import run_experiment
+    from tests.pipeline.fake_estimators import register_fake_model
+
+    register_fake_model(monkeypatch)
+    client, calls, connected = object(), [], []
+
+    @contextlib.contextmanager
+    def fake_client(cluster, workers):
+        connected.append(cluster)
+        yield client, None
+
+    def fake_embed(texts, workers=1, client=None, **options):
+        calls.append(client)
+        return RecordingEncoder().encode(texts, normalize_embeddings=True,
+                                         show_progress_bar=False).astype(np.float32)
+
+    monkeypatch.setattr(sentence, "embed_sentences", fake_embed)
+    monkeypatch.setattr(runner, "cluster_client", fake_client)
+    monkeypatch.setattr(runner, "run_on_cluster",
+                        lambda context, todo, write, bars, *_: run_here(context, todo, write,
+                                                                         bars))
+    path = write_config(tmp_path, {"name": "sentence_embeddings"})
+    config = load_config(path, ["model.name=fake", "model.params={n_clusters: 2}", "runs=1"])
+    run_experiment(config, quiet=True, cluster="local")
+    assert connected == ["local"] and calls == [client]
+    # Cached now: a second experiment connects no client for the embeddings.
+    config = load_config(path, ["model.name=fake", "model.params={n_clusters: 2}", "runs=1",
+                                f"output={tmp_path / 'again'}"])
+    result = run_experiment(config, quiet=True, cluster="local")
+    assert result.n_run == 1 and (tmp_path / "again").is_dir()
+    assert connected == ["local"] and calls == [client]
