@@ -161,11 +161,11 @@ def reproduced(tables) -> list[Reproduced]:
     return [
         Reproduced("Table 2 (`table2.md`)", "regenerated" if dmafp else "partial",
                    "GSDMM and K-means on the three Google News sets, 20 runs" +
-                   ("; DMAFP 5 runs of 1 initialisation (the paper: 20 of 20)" if dmafp
+                   ("; DMAFP 10 runs of 1 initialisation (the paper: 20 of 20)" if dmafp
                     else "; DMAFP (a baseline of the paper) is not implemented")),
         Reproduced("Figure 2 (`figure2.md`)", "regenerated" if dmafp else "partial",
                    "Tweet: GSDMM, K-means, HAC (Ward and average)" +
-                   (", DMAFP (5 runs)" if dmafp else "; DMAFP absent")),
+                   (", DMAFP (10 runs)" if dmafp else "; DMAFP absent")),
         Reproduced("Figures 3-10 (`iterations`, `k`, `alpha`, `beta`)", "regenerated",
                    "every set, 20 runs per point"),
         Reproduced("Table 3 (`table3.md`)", "regenerated" if table3_done else "partial",

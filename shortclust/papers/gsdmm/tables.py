@@ -26,7 +26,7 @@ from shortclust.papers.gsdmm.reported import (
 DMAFP_NOTE = ("Our DMAFP (`shortclust.models.dmm.dmafp`) is our own derivation from the DMAFP "
               "paper's description (Huang et al., TKDE 2013; its equations were not at hand), "
               "with a greedy sequential initialisation, 1 initialisation per run instead of the "
-              "paper's 20 and 5 runs instead of 20 (time on 2 shared cores), alpha = 0.1 D and "
+              "paper's 20 and 10 runs instead of 20 (time on 2 shared cores), alpha = 0.1 D and "
               "lam = 0.02 (GSDPMM's defaults), 3 initial passes (chosen on "
               "SearchSnippets-test, outside these tables; while the model was written, seven "
               "settings were tried once on Tweet). Its clusters are the components holding a "
