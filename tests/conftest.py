@@ -7,6 +7,10 @@ import pytest
 
 from tests.pipeline.fake_estimators import register_fake_model, write_config, write_corpus
 
+# `shortclust cluster` without --model takes the embeddings path when the extra is
+# installed: the suite runs the fast path on every machine (tests of the choice set it).
+os.environ["SHORTCLUST_EMBEDDINGS"] = "none"
+
 _DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 

@@ -64,7 +64,8 @@ class KChoice:
     n_clusters : int
         The number chosen.
     method : str
-        ``"given"`` (an integer was passed), ``"auto"`` or ``"model"`` (a model that
+        ``"given"`` (an integer was passed), ``"auto"``, ``"hdbscan"``, ``"silhouette"``
+        (:mod:`.reduced`) or ``"model"`` (a model that
         chooses it itself, GSDPMM).
     bound : int or None
         GSDMM's bound (``auto`` only).
@@ -74,6 +75,15 @@ class KChoice:
         The smallest cluster kept.
     reduced_to : int or None
         ``reduce_to``, when it merged further.
+    noise : int or None
+        HDBSCAN's outliers, moved to their nearest cluster (``"hdbscan"`` only).
+    space : str or None
+        What was clustered, when not word counts (``"MiniLM embeddings reduced by UMAP to 5
+        dimensions"``).
+    grid : list of int or None
+        The silhouette procedure's grid: smallest K, largest K, number of values.
+    score : float or None
+        The silhouette of the K chosen.
     """
 
     n_clusters: int
@@ -82,6 +92,10 @@ class KChoice:
     found: int | None = None
     min_size: int | None = None
     reduced_to: int | None = None
+    noise: int | None = None
+    space: str | None = None
+    grid: list | None = None
+    score: float | None = None
 
     def sentence(self) -> str:
         """One line saying how the number was chosen, for reports."""
@@ -89,10 +103,21 @@ class KChoice:
             text = f"{self.n_clusters} clusters asked for (--n-clusters)"
         elif self.method == "model":
             text = f"{self.n_clusters} clusters, a number the model chose itself"
+        elif self.method == "hdbscan":
+            text = (f"{self.n_clusters} clusters found by HDBSCAN (min_cluster_size "
+                    f"{self.min_size}) on {self.space}; its {self.noise} outliers joined "
+                    "their nearest cluster")
+        elif self.method == "silhouette":
+            low, high, size = self.grid
+            text = (f"{self.n_clusters} clusters chosen by the highest silhouette "
+                    f"({self.score}) of k-means over {size} values of K from {low} to {high} "
+                    f"on {self.space}")
         else:
             text = (f"{self.n_clusters} clusters chosen by n_clusters=auto: GSDMM with a "
                     f"bound of {self.bound} found {self.found}, and clusters of fewer than "
                     f"{self.min_size} documents were merged into their closest")
+            if self.space:
+                text += f"; then k-means with that number on {self.space}"
         if self.reduced_to is not None:
             text += f"; merged into {self.reduced_to} by --reduce-to"
         return text

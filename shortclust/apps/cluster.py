@@ -62,6 +62,7 @@ class ClusterRequest:
     dataset: str
     output: Path
     settings: dict[str, Any]
+    default_note: str | None = None
 
 
 @dataclass
@@ -112,23 +113,26 @@ def safe_stem(dataset: str) -> str:
     return stem.replace("..", "_").strip(".") or "corpus"
 
 
-def cluster_config(dataset: str, *, model: str = "gsdmm", n_clusters="auto", params=(),
+def cluster_config(dataset: str, *, model=None, n_clusters="auto", params=(),
                    preprocess: str = "auto", seed: int = 0, output=None, top_words: int = 10,
-                   embeddings=None, language=None, reduce_to=None) -> ClusterRequest:
+                   embeddings=None, language=None, reduce_to=None,
+                   umap_dims=None) -> ClusterRequest:
     """The request ``shortclust cluster`` runs, checked before anything is read or written.
 
     ``params`` are ``NAME=VALUE`` strings (model parameters, as ``--set`` takes; values
-    read as YAML scalars).
+    read as YAML scalars). ``model``, ``embeddings`` and ``umap_dims`` left None are
+    filled in by :func:`~.defaults.default_settings` (``embeddings="none"``: none).
 
     Raises
     ------
     ShortclustError
         An unknown model or embeddings, a malformed or out-of-range parameter.
     """
+    from shortclust.apps.defaults import default_settings
     from shortclust.apps.text_clusterer import TextClusterer
 
-    settings = {"model": model, "n_clusters": _n_clusters(n_clusters),
-                "embeddings": embeddings, "preprocess": preprocess, "language": language,
+    chosen, note = default_settings(model, embeddings, umap_dims, _n_clusters(n_clusters))
+    settings = {**chosen, "preprocess": preprocess, "language": language,
                 "reduce_to": reduce_to, "params": _parse_params(params),
                 "n_top_words": top_words, "random_state": seed}
     TextClusterer(**settings)._checked_settings()
@@ -141,18 +145,22 @@ def cluster_config(dataset: str, *, model: str = "gsdmm", n_clusters="auto", par
 
         stop_words_for(language)
     output = Path(output) if output is not None else default_output(dataset)
-    return ClusterRequest(str(dataset), output, settings)
+    return ClusterRequest(str(dataset), output, settings, note)
 
 
 def _n_clusters(value):
-    if value is None or str(value).strip().lower() == "auto":
-        return "auto"
+    from shortclust.apps.reduced import PROCEDURES
+
+    word = "auto" if value is None else str(value).strip().lower()
+    if word == "auto" or word in PROCEDURES:
+        return word
     try:
         number = int(str(value), 10)
     except ValueError:
         number = 0
     if number < 1:
-        raise ConfigError(f"--n-clusters must be 'auto' or an integer >= 1, not '{value}'")
+        raise ConfigError(f"--n-clusters must be 'auto', {', '.join(PROCEDURES)} or an "
+                          f"integer >= 1, not '{value}'")
     return number
 
 
@@ -230,7 +238,7 @@ def cluster_file(request: ClusterRequest, *, data_dir=None, progress: bool = Tru
     cpu_seconds = time.process_time() - started
     metrics = _metrics(raw.labels, clusterer.labels_)
     counts = {name: clusterer.status_.count(name) for name in ("ok", "empty", "dropped")}
-    notes = [note for note in (_auto_note(request, path, clusterer),
+    notes = [note for note in (request.default_note, _auto_note(request, path, clusterer),
                                _dropped_note(clusterer, output / "assignments.csv")) if note]
     unsaved = None if clusterer.model_.capabilities.predict else (
         f"model '{clusterer.model}' has no predict of its own: model.zip gives a new text "
@@ -432,6 +440,8 @@ def _setting(result: ClusterResult) -> str:
     params = ", ".join(f"{key}={value}" for key, value in sorted((clusterer.params or {})
                                                                  .items()))
     on = f" on {clusterer.embeddings} embeddings" if clusterer.embeddings else ""
+    if clusterer.embeddings and getattr(clusterer, "umap_dims", 0):
+        on += f" reduced by UMAP to {clusterer.umap_dims} dimensions"
     return (f"{clusterer.model}{on}{f' ({params})' if params else ''}, seed "
             f"{clusterer.random_state}")
 

@@ -35,14 +35,18 @@ class TextClusterer(ClusterMixin, BaseEstimator):
     ----------
     model : str, default="gsdmm"
         A registered model (``shortclust models`` lists them).
-    n_clusters : int or "auto", default="auto"
-        The number of clusters, or ``"auto"``: the documented procedure of
-        :mod:`shortclust.apps.choose_k` (GSDMM with a generous bound, small clusters merged).
+    n_clusters : int, "auto", "gsdmm", "hdbscan" or "silhouette", default="auto"
+        The number of clusters, or how to choose it: ``"auto"``/``"gsdmm"``, GSDMM with a
+        generous bound, small clusters merged (:mod:`shortclust.apps.choose_k`); with
+        embeddings, ``"hdbscan"`` or ``"silhouette"`` (:mod:`shortclust.apps.reduced`).
     embeddings : {"minilm", "glove"} or None, default=None
         Fit the model on packaged document vectors instead of words: ``"minilm"``
         (all-MiniLM-L6-v2 sentence embeddings; extra ``shortclust[embeddings]``) or
         ``"glove"`` (mean GloVe 6B 50-d word vectors; extra ``shortclust[glove]``). Models
         that take only vectors (movMF) get TF-IDF when this is None.
+    umap_dims : int, default=0
+        With embeddings, reduce them by UMAP to this many dimensions and cluster there with
+        k-means (:mod:`shortclust.apps.reduced`). 0: no UMAP.
     preprocess : str, default="auto"
         A preprocessing pipeline, or ``"auto"`` (it reads the text:
         :func:`~shortclust.data.preprocess.guess_pipeline`).
@@ -99,12 +103,13 @@ class TextClusterer(ClusterMixin, BaseEstimator):
     ['cluster', 'size', 'top_words']
     """
 
-    def __init__(self, model="gsdmm", n_clusters="auto", *, embeddings=None, preprocess="auto",
-                 language=None, reduce_to=None, params=None, n_top_words=10, random_state=0,
-                 progress=False):
+    def __init__(self, model="gsdmm", n_clusters="auto", *, embeddings=None, umap_dims=0,
+                 preprocess="auto", language=None, reduce_to=None, params=None, n_top_words=10,
+                 random_state=0, progress=False):
         self.model = model
         self.n_clusters = n_clusters
         self.embeddings = embeddings
+        self.umap_dims = umap_dims
         self.preprocess = preprocess
         self.language = language
         self.reduce_to = reduce_to
@@ -165,7 +170,13 @@ class TextClusterer(ClusterMixin, BaseEstimator):
             self._say(f"fitting {self.model} (it chooses the number of clusters)")
             self.model_ = self._new_model(model_class, model_params, None, counts.shape[0])
             self._fit_model(features, counts)
-        elif self.n_clusters == "auto":
+        elif self.embeddings is not None and (self.umap_dims or self.n_clusters in (
+                "hdbscan", "silhouette")):
+            from shortclust.apps.reduced import fit_reduced
+
+            self.model_, choice = fit_reduced(features, counts, self.umap_dims,
+                                              self.n_clusters, self.random_state, self._say)
+        elif self.n_clusters in ("auto", "gsdmm"):
             self._say("choosing the number of clusters (GSDMM with a generous bound)")
             mapping, choice, gsdmm = estimate_k(counts, self.random_state)
             if model_class is type(gsdmm) and not model_params:
@@ -265,14 +276,13 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         return model_class(**params, random_state=self.random_state)
 
     def _checked_settings(self):
+        from shortclust.apps.reduced import check_k_settings
         from shortclust.models import get_model_class
         from shortclust.models.base import validate_params
 
         model_class = get_model_class(self.model)
         n = self.n_clusters
-        if not (n == "auto" or (isinstance(n, (int, np.integer)) and not isinstance(n, bool)
-                                and n >= 1)):
-            raise ParameterError(f"n_clusters must be 'auto' or an integer >= 1, got {n!r}")
+        check_k_settings(self.model, self.embeddings, self.umap_dims, n)
         if self.reduce_to is not None and not (isinstance(self.reduce_to, (int, np.integer))
                                                and self.reduce_to >= 1):
             raise ParameterError(f"reduce_to must be an integer >= 1, got {self.reduce_to!r}")
@@ -499,9 +509,9 @@ class TextClusterer(ClusterMixin, BaseEstimator):
                                  "preprocessing of the model, so new texts cannot be given to "
                                  "it: save it again (shortclust cluster)")
         tc = cls(model=saved.name, **{key: value for key, value in settings.items()
-                                      if key in ("n_clusters", "preprocess", "language",
-                                                 "reduce_to", "params", "n_top_words",
-                                                 "random_state")})
+                                      if key in ("n_clusters", "umap_dims", "preprocess",
+                                                 "language", "reduce_to", "params",
+                                                 "n_top_words", "random_state")})
         tc.embeddings = embeddings
         tc.model_ = saved.model
         tc.vocabulary_ = list(saved.vocabulary)
