@@ -19,7 +19,7 @@ Candidates (declared before this round of fits, 27 November 2026; the reasons in
   neighbours, cosine, min_dist 0), k-means there with K from GSDMM's procedure; isolates what
   UMAP adds.
 - ``umap-silhouette``: MiniLM -> UMAP -> k-means, K the best silhouette over a geometric grid
-  of 12 values from 2 to min(300, max(30, 2 sqrt n)).
+  of 13 values from 2 to min(300, max(30, 2 sqrt n)).
 - ``umap-hdbscan``: MiniLM -> UMAP -> HDBSCAN (min_cluster_size max(10, n/1000)), K its count,
   its outliers joined to the nearest cluster centre (no -1 lump).
 

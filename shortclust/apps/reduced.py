@@ -17,8 +17,8 @@ before it was run, and why:
     smallest cluster of :mod:`.choose_k` on large sets). K is the count it finds. Unlike
     BERTopic, its outliers are not left as one lump (-1): each joins the cluster whose
     centre (in the reduced space) is nearest, so every text gets a topic.
-  * ``"silhouette"``: k-means at each K of a geometric grid of :data:`GRID_SIZE` values
-    from 2 to :func:`~.choose_k.upper_bound` (n); the K of highest silhouette (Rousseeuw
+  * ``"silhouette"``: k-means at each K of a geometric grid of :data:`GRID_SIZE` + 1 (13)
+    values from 2 to :func:`~.choose_k.upper_bound` (n); the K of highest silhouette (Rousseeuw
     1987; Euclidean on the reduced vectors, on at most :data:`SILHOUETTE_SAMPLE` texts drawn
     with the seed) is kept, with its clustering.
   * ``"gsdmm"``: the number of :mod:`.choose_k` (GSDMM with a generous bound on the word
@@ -48,7 +48,8 @@ __all__ = ["GRID_SIZE", "PROCEDURES", "UMAP_SETTINGS", "check_k_settings",
 PROCEDURES = ("hdbscan", "silhouette", "gsdmm")
 #: BERTopic 0.17's UMAP settings (``n_components`` is TextClusterer's ``umap_dims``).
 UMAP_SETTINGS = {"n_neighbors": 15, "min_dist": 0.0, "metric": "cosine"}
-#: Values of K tried by the silhouette procedure.
+#: Steps of the silhouette procedure's geometric grid of K (it tries GRID_SIZE + 1 values,
+#: fewer when rounding repeats one).
 GRID_SIZE = 12
 #: Most texts the silhouette is computed on (a seeded sample above it).
 SILHOUETTE_SAMPLE = 3000
@@ -128,7 +129,7 @@ def k_grid(n_docs):
     Examples
     --------
     >>> k_grid(3000)
-    [2, 3, 4, 6, 8, 11, 16, 22, 31, 43, 60, 84, 110]
+    [2, 3, 4, 5, 8, 11, 15, 21, 29, 40, 56, 79, 110]
     """
     from shortclust.apps.choose_k import upper_bound
 
