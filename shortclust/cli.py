@@ -182,11 +182,9 @@ def cluster(
         "GSDMM on word counts (shortclust.apps.defaults; the protocol's choice)."),
     n_clusters: str = typer.Option(
         "auto", "--n-clusters", "-k", metavar="K|auto|gsdmm|hdbscan|silhouette",
-        help="Number of clusters, or how it is chosen: auto (default; the default path's "
-             "own: the best silhouette of k-means over a grid of K on the UMAP-reduced "
-             "embeddings, or GSDMM with a generous bound on word counts, clusters of fewer "
-             "than max(3, n/1000) documents merged); gsdmm, hdbscan or silhouette by name. "
-             "The report says what it chose."),
+        help="Number of clusters, or how it is chosen: auto (default: the default path's "
+             "own, silhouette on embeddings, gsdmm on word counts), gsdmm (GSDMM with a "
+             "generous bound, small clusters merged), hdbscan or silhouette (embeddings)."),
     embeddings: Optional[str] = typer.Option(
         None, "--embeddings", metavar="minilm|glove|none",
         help="Fit a vector model on packaged embeddings: minilm (sentence embeddings, extra "
