@@ -244,7 +244,8 @@ def connect_cluster(cluster: str, workers: int, timeout: float = CONNECT_TIMEOUT
         environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
         environ.update(cluster_environment())
         try:
-            with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+            with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}), \
+                    _environment_restored(environ):
                 local = LocalCluster(n_workers=workers, threads_per_worker=1,
                                      processes=True, host="127.0.0.1", dashboard_address=None,
                                      silence_logs=logging.ERROR)
@@ -269,6 +270,27 @@ def connect_cluster(cluster: str, workers: int, timeout: float = CONNECT_TIMEOUT
                            f"within {timeout:g} s): start some with `dask worker "
                            f"{cluster}`") from None
     return client, None
+
+
+@contextlib.contextmanager
+def _environment_restored(names):
+    """Put this process's values of ``names`` back on leaving the block.
+
+    distributed's nanny hands ``pre-spawn-environ`` to the worker it spawns by writing it into
+    the parent's ``os.environ`` and leaves it there; numba then raises on the parent's next
+    compilation ("Cannot set NUMBA_NUM_THREADS ... once the threads have been launched").
+    """
+    import os
+
+    saved = {name: os.environ.get(name) for name in names}
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ def test_a_sweep_on_a_local_cluster_matches_one_process(tmp_path, config_path,
                                                         importable_tests):
     points = [{"alpha": 0.1}, {"alpha": 0.2}]
     sequential = run(config_path, f"output={tmp_path / 'seq'}", points=points)
+    environment_before = {name: os.environ.get(name) for name in executors.WORKER_ENV}
     on_cluster = run(config_path, f"output={tmp_path / 'dask'}", points=points,
                      cluster="local", jobs=2)
     assert on_cluster.n_run == 6
@@ -38,6 +39,9 @@ def test_a_sweep_on_a_local_cluster_matches_one_process(tmp_path, config_path,
         labels_of(tmp_path / "seq", sequential.records)
     assert [r["seed"] for r in on_cluster.records] == [0, 1, 2, 0, 1, 2]
     assert without_timing(on_cluster.summary).equals(without_timing(sequential.summary))
+    # The workers' one-thread environment stays theirs: numba in this process refuses a
+    # changed NUMBA_NUM_THREADS once its threads are up (the parallel-sweep tests after).
+    assert {name: os.environ.get(name) for name in executors.WORKER_ENV} == environment_before
 
 
 def test_bad_cluster_values_fail_in_one_line():
