@@ -107,3 +107,23 @@ def test_the_file_of_a_model_without_predict_says_it_predicts_by_nearest_centre(
     assert saved.header["clusterer"]["predictor"] == "nearest_centre"
     assert saved.header["clusterer"]["settings"]["model"] == "hac_ward"
     assert saved.representation == {"name": "tfidf"}
+
+
+def test_minibatch_kmeans_defaults_leave_no_degenerate_cluster_on_3000_raw_tweets():
+    """Issue 30: with 1% batches (30 documents) mini-batch K-means ended [2717, 264, 16, 1,
+    1, 1] on these tweets; batches sized to the data keep every cluster a real group."""
+    import gzip
+    import json
+
+    from shortclust.data.registry import resolve_data_dir
+
+    path = resolve_data_dir() / "CrisisLexT26.jsonl.gz"
+    if not path.is_file():
+        pytest.skip("CrisisLexT26 is not in the data directory")
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        texts = [json.loads(line)["text"] for line in handle if line.strip()]
+    rng = np.random.default_rng(0)
+    texts = [texts[i] for i in rng.choice(len(texts), 3000, replace=False)]
+    tc = shortclust.TextClusterer("minibatch_kmeans", n_clusters=6, random_state=0).fit(texts)
+    sizes = np.bincount(tc.labels_[tc.labels_ >= 0], minlength=6)
+    assert sizes.min() >= 0.01 * sizes.sum(), sizes.tolist()
