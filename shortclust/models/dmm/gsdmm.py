@@ -156,10 +156,13 @@ class GSDMM(DMMMixin, ClusteringModel):
 
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):
-        """The word-major counts n_wz (V x K, at least 2 bytes each) and the per-cluster
-        arrays: a lower bound (see :meth:`ClusteringModel.memory_bytes`)."""
+        """The word-major counts n_wz (V x K, at least 2 bytes each; one more copy per
+        block with ``threads`` > 1) and the per-cluster arrays: a lower bound (see
+        :meth:`ClusteringModel.memory_bytes`)."""
         k = params["n_clusters"]
-        return None if n_features is None else n_features * k * 2 + 4 * k * 8
+        threads = params.get("threads", 1)
+        copies = 1 + (threads if threads > 1 else 0)
+        return None if n_features is None else copies * n_features * k * 2 + 4 * k * 8
 
     # Added after runs were archived; 1 is what ran before.
     _parameters_added_later = {"threads": 1}

@@ -170,10 +170,13 @@ class LDA(HybridStreamMixin, ClusteringModel):
 
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):
-        """The int32 topic-word and document-topic tables: a lower bound (see
+        """The int32 topic-word and document-topic tables (the topic-word table once more
+        per block with ``threads`` > 1): a lower bound (see
         :meth:`ClusteringModel.memory_bytes`)."""
-        k = {**cls().get_params(), **params}["n_clusters"]
-        return None if n_features is None else 4 * k * (n_features + n_docs)
+        params = {**cls().get_params(), **params}
+        k, threads = params["n_clusters"], params["threads"]
+        copies = 1 + (threads if threads > 1 else 0)
+        return None if n_features is None else 4 * k * (copies * n_features + n_docs)
 
     # Added after runs were archived; 1 is what ran before.
     _parameters_added_later = {"threads": 1}

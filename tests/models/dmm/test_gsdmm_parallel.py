@@ -126,3 +126,9 @@ def test_threads_out_of_range_is_named(threads):
     X, _ = planted_corpus()
     with pytest.raises(ParameterError, match="threads"):
         GSDMM(threads=threads).fit(X)
+
+
+def test_memory_bound_counts_the_block_copies():
+    one = GSDMM.memory_bytes({"n_clusters": 100}, 1000, 5000)
+    two = GSDMM.memory_bytes({"n_clusters": 100, "threads": 2}, 1000, 5000)
+    assert two - one == 2 * 5000 * 100 * 2

@@ -279,6 +279,8 @@ def test_memory_estimate_counts_both_tables():
     assert LDA.memory_bytes({"n_clusters": 20}, 1000, 5000) == 4 * 20 * 6000
     assert LDA.memory_bytes({"n_clusters": 20}, 1000, None) is None
     assert LDA.memory_bytes({}, 1000, 5000) == 4 * 10 * 6000  # the default K
+    # AD-LDA: one more topic-word table per block.
+    assert LDA.memory_bytes({"n_clusters": 20, "threads": 2}, 1000, 5000) == 4 * 20 * 16000
 
 
 def test_a_loaded_model_streams_on_but_refuses_offline_steps():
