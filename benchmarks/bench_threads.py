@@ -235,6 +235,9 @@ def main(argv=None):
     if args.child:
         child(args)
         return
+    if int(os.environ["NUMBA_NUM_THREADS"]) < 2:
+        sys.exit("error: NUMBA_NUM_THREADS is below 2, so threads=2 would run on one "
+                 "thread: unset it or set it to 2")
     if not args.no_tomotopy:
         try:
             import tomotopy  # noqa: F401
