@@ -14,6 +14,9 @@ The settings, declared before any run (issue 31, item 2):
 * ``gsdmm_googlenews_t_x16``: the same on 16 concatenated copies of GoogleNews-T (177,744
   titles; NMI against the copies' labels); 10 sweeps, seeds 0..4 (a fit is 16 x
   longer: fewer runs, declared up front).
+* ``gsdmm_googlenews_t_x16_30`` (a follow-up, declared after the 10-sweep x16 cell had
+  failed the check, so not part of the pre-declared comparison): the x16 cell with 30
+  sweeps, seeds 0..4, to see whether the two chains meet given more sweeps.
 * ``lda_20ng``: LDA by collapsed Gibbs sampling on 20NG-news20 (the registry's
   ``newsgroups`` preprocessing), K = 20, alpha = 50 / K, beta = 0.1, **100 sweeps** (the
   paper configuration's 1,000 cut to 100 to fit the time here: a 200-sweep fit took
@@ -65,6 +68,10 @@ CELLS = {
         "label": "GSDMM, GoogleNews-T x16", "model": "gsdmm", "dataset": "GoogleNews-T",
         "preprocess": "none", "copies": 16, "seeds": 5,
         "params": {"n_clusters": 500, "alpha": 0.1, "beta": 0.1, "max_iter": 10}},
+    "gsdmm_googlenews_t_x16_30": {
+        "label": "GSDMM, GoogleNews-T x16, 30 sweeps (follow-up)", "model": "gsdmm",
+        "dataset": "GoogleNews-T", "preprocess": "none", "copies": 16, "seeds": 5,
+        "params": {"n_clusters": 500, "alpha": 0.1, "beta": 0.1, "max_iter": 30}},
     "lda_20ng": {
         "label": "LDA, 20NG-news20", "model": "lda", "dataset": "20NG-news20",
         "preprocess": "auto", "copies": 1, "seeds": 20,
