@@ -87,6 +87,20 @@ def test_a_bad_suite_fails_in_one_line(checkout):
         run_benchmark(["tiny"], models=["nosuch"], **job_options(checkout))
 
 
+def test_no_fit_tables_do_not_depend_on_the_extras_installed(checkout):
+    """A cell with no archive reads the same whether its extra is installed or not."""
+    models = checkout / "configs" / "benchmark" / "models.yaml"
+    folder = checkout / "results" / "benchmark" / "tiny"
+    run_benchmark(["tiny"], models=["kmeans"], **job_options(checkout))  # some records
+    boards = []
+    for needs in ("no_such_module_here", "json"):  # the extra missing, then installed
+        models.write_text(MODELS.replace("no_such_module_here", needs))
+        run_benchmark(["tiny"], fit=False, **job_options(checkout))
+        boards.append((folder / "tiny.md").read_bytes())
+    assert boards[0] == boards[1]
+    assert b"needs the optional extra shortclust[nothing]" in boards[1]
+
+
 def test_suite_runs_then_no_fit_rebuilds_every_file_byte_for_byte(checkout, tmp_path):
     job = run_benchmark(["tiny"], **job_options(checkout))
     assert job.fitted == 12  # 6 cells that can run x 2 seeds; `absent` is skipped

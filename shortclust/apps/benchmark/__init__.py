@@ -95,12 +95,15 @@ class BenchmarkJob:
         raw = dict(cell.config, output=str(self.work_dir / cell.tag))
         archive = self.results_dir / RECORDS_DIR / f"{cell.tag}.json"
         missing = cell.needs is not None and importlib.util.find_spec(cell.needs) is None
-        if missing and not archive.exists():
-            return [], (f"not run: needs the optional extra shortclust[{cell.extra}] "
-                        f"(pip install '.[{cell.extra}]')")
         fit = self.fit and not missing and self.chosen(cell)
-        if not fit and not archive.exists() and not (self.work_dir / cell.tag).exists():
-            return [], None  # nothing recorded and nothing to fit: no need to plan it
+        if not fit and not archive.exists():
+            # The note depends on the archive and the declaration alone, never on the
+            # extras installed here, so --no-fit writes the same bytes on any machine.
+            if cell.needs is not None:
+                return [], (f"not run: needs the optional extra shortclust[{cell.extra}] "
+                            f"(pip install '.[{cell.extra}]')")
+            if not (self.work_dir / cell.tag).exists():
+                return [], None  # nothing recorded and nothing to fit: no need to plan it
         config = config_from_mapping(raw, overrides, where=f"benchmark cell {cell.tag}")
         self.say(f"benchmark: {cell.tag} ({config.runs} runs)")
         options = RunOptions(resume=True, data_dir=self.data_dir, quiet=True,
