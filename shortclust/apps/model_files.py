@@ -42,6 +42,7 @@ evaluated. Every refusal is a one-line :class:`~shortclust.errors.ModelFileError
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -236,16 +237,8 @@ def check_model_file(path) -> None:
     ModelFileError
     """
     path = Path(path)
-    _check_is_regular_file(path)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            _first_pass(path, archive)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError,
-            EOFError, RuntimeError, ValueError, zlib.error, lzma.LZMAError) as error:
-        if isinstance(error, ModelFileError):
-            raise
-        raise ModelFileError(f"{path} is not a readable shortclust model file "
-                             f"({_reason(error)}): {_WAY_OUT}") from None
+    with _opened_archive(path) as archive:
+        _first_pass(path, archive)
 
 
 def read_model_file(path) -> CheckedFile:
@@ -258,17 +251,9 @@ def read_model_file(path) -> CheckedFile:
     from shortclust.models.common.invariants import FittedStateError, check_fitted
 
     path = Path(path)
-    _check_is_regular_file(path)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            header, dims = _first_pass(path, archive)
-            members = _read_arrays(path, archive, header)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError,
-            EOFError, RuntimeError, ValueError, zlib.error, lzma.LZMAError) as error:
-        if isinstance(error, ModelFileError):
-            raise
-        raise ModelFileError(f"{path} is not a readable shortclust model file "
-                             f"({_reason(error)}): {_WAY_OUT}") from None
+    with _opened_archive(path) as archive:
+        header, dims = _first_pass(path, archive)
+        members = _read_arrays(path, archive, header)
     if header.get("sha256") != _checksum(header, {name: raw for name, (raw, _) in
                                                   members.items()}):
         raise ModelFileError(
@@ -280,6 +265,22 @@ def read_model_file(path) -> CheckedFile:
     except FittedStateError as error:
         raise _state_error(path, header, error) from None
     return CheckedFile(path, header, arrays)
+
+
+@contextlib.contextmanager
+def _opened_archive(path: Path):
+    """The model file as an open ZIP archive; anything the ZIP, compression or numpy
+    readers raise on a damaged or crafted file becomes one :class:`ModelFileError`."""
+    _check_is_regular_file(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            yield archive
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError,
+            EOFError, RuntimeError, ValueError, zlib.error, lzma.LZMAError) as error:
+        if isinstance(error, ModelFileError):
+            raise
+        raise ModelFileError(f"{path} is not a readable shortclust model file "
+                             f"({_reason(error)}): {_WAY_OUT}") from None
 
 
 def _reason(error: BaseException) -> str:
