@@ -181,10 +181,11 @@ def cluster(
         "MiniLM embeddings reduced by UMAP when the embeddings extra is installed, else "
         "GSDMM on word counts (shortclust.apps.defaults; the protocol's choice)."),
     n_clusters: str = typer.Option(
-        "auto", "--n-clusters", "-k", metavar="K|auto|gsdmm|hdbscan|silhouette",
+        "auto", "--n-clusters", "-k", metavar="K|auto|gsdmm|hdbscan|silhouette|...",
         help="Number of clusters, or how it is chosen: auto (default: the default path's "
              "own, silhouette on embeddings, gsdmm on word counts), gsdmm (GSDMM with a "
-             "generous bound, small clusters merged), hdbscan or silhouette (embeddings)."),
+             "generous bound, small clusters merged), or on embeddings hdbscan, silhouette, "
+             "calinski, silhouette-cosine, hdbscan-kmeans (shortclust.apps.reduced)."),
     embeddings: Optional[str] = typer.Option(
         None, "--embeddings", metavar="minilm|glove|none",
         help="Fit a vector model on packaged embeddings: minilm (sentence embeddings, extra "

@@ -256,7 +256,7 @@ def test_a_model_without_predict_saves_its_nearest_centres(tmp_path, data, held_
 @pytest.mark.parametrize("args, match", [
     (["--model", "gsdmn"], "unknown model 'gsdmn'"),
     (["--model", "gsdpmm", "-k", 5], "chooses its own number of clusters"),
-    (["-k", "many"], "--n-clusters must be 'auto', hdbscan, silhouette, gsdmm or an integer"),
+    (["-k", "many"], "--n-clusters must be 'auto', hdbscan, silhouette, gsdmm, calinski"),
     (["--model", "gsdmm", "--embeddings", "minilm"], "takes word counts, not embeddings"),
     (["--embeddings", "bert", "--model", "kmeans"], "unknown embeddings 'bert'"),
     (["--set", "alpha=-1"], "alpha must be a finite number >= 0"),

@@ -55,6 +55,11 @@ def smallest_cluster(n_docs: int) -> int:
     return int(max(3, math.ceil(n_docs / 1000)))
 
 
+#: The criteria over a grid of K (:mod:`.reduced`), as a report names them.
+_CRITERIA = {"silhouette": "silhouette", "calinski": "Calinski-Harabasz index",
+             "silhouette-cosine": "silhouette (cosine, in the MiniLM space)"}
+
+
 @dataclass
 class KChoice:
     """How the number of clusters was chosen.
@@ -64,8 +69,8 @@ class KChoice:
     n_clusters : int
         The number chosen.
     method : str
-        ``"given"`` (an integer was passed), ``"auto"``, ``"hdbscan"``, ``"silhouette"``
-        (:mod:`.reduced`) or ``"model"`` (a model that
+        ``"given"`` (an integer was passed), ``"auto"``, a procedure of
+        :mod:`.reduced` (``"hdbscan"``, ``"silhouette"``, ...) or ``"model"`` (a model that
         chooses it itself, GSDPMM).
     bound : int or None
         GSDMM's bound (``auto`` only).
@@ -81,9 +86,9 @@ class KChoice:
         What was clustered, when not word counts (``"MiniLM embeddings reduced by UMAP to 5
         dimensions"``).
     grid : list of int or None
-        The silhouette procedure's grid: smallest K, largest K, number of values.
+        A grid procedure's K: smallest, largest, number of values.
     score : float or None
-        The silhouette of the K chosen.
+        The criterion's value at the K chosen (silhouette, Calinski-Harabasz).
     """
 
     n_clusters: int
@@ -107,9 +112,13 @@ class KChoice:
             text = (f"{self.n_clusters} clusters found by HDBSCAN (min_cluster_size "
                     f"{self.min_size}) on {self.space}; its {self.noise} outliers joined "
                     "their nearest cluster")
-        elif self.method == "silhouette":
+        elif self.method == "hdbscan-kmeans":
+            text = (f"{self.n_clusters} clusters, the number HDBSCAN (min_cluster_size "
+                    f"{self.min_size}) found on {self.space}; then k-means with that number "
+                    "on every text")
+        elif self.method in _CRITERIA:
             low, high, size = self.grid
-            text = (f"{self.n_clusters} clusters chosen by the highest silhouette "
+            text = (f"{self.n_clusters} clusters chosen by the highest {_CRITERIA[self.method]} "
                     f"({self.score}) of k-means over {size} values of K from {low} to {high} "
                     f"on {self.space}")
         else:

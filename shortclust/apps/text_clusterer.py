@@ -35,10 +35,10 @@ class TextClusterer(ClusterMixin, BaseEstimator):
     ----------
     model : str, default="gsdmm"
         A registered model (``shortclust models`` lists them).
-    n_clusters : int, "auto", "gsdmm", "hdbscan" or "silhouette", default="auto"
+    n_clusters : int, "auto", "gsdmm" or a procedure of :mod:`~shortclust.apps.reduced`
         The number of clusters, or how to choose it: ``"auto"``/``"gsdmm"``, GSDMM with a
         generous bound, small clusters merged (:mod:`shortclust.apps.choose_k`); with
-        embeddings, ``"hdbscan"`` or ``"silhouette"`` (:mod:`shortclust.apps.reduced`).
+        embeddings, ``"hdbscan"``, ``"silhouette"``, ... (:mod:`shortclust.apps.reduced`).
     embeddings : {"minilm", "glove"} or None, default=None
         Fit the model on packaged document vectors instead of words: ``"minilm"``
         (all-MiniLM-L6-v2 sentence embeddings; extra ``shortclust[embeddings]``) or
@@ -155,6 +155,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
     def _fit_corpus(self, corpus, texts, model_class, model_params):
         """Fit on a corpus already preprocessed from ``texts`` (the CLI passes a file's)."""
         from shortclust.apps.choose_k import KChoice, estimate_k
+        from shortclust.apps.reduced import REDUCED_ONLY
 
         self.pipeline_ = getattr(self, "pipeline_", None) or _pipeline_of(corpus)
         self.vocabulary_ = list(corpus.vocabulary)
@@ -170,8 +171,8 @@ class TextClusterer(ClusterMixin, BaseEstimator):
             self._say(f"fitting {self.model} (it chooses the number of clusters)")
             self.model_ = self._new_model(model_class, model_params, None, counts.shape[0])
             self._fit_model(features, counts)
-        elif self.embeddings is not None and (self.umap_dims or self.n_clusters in (
-                "hdbscan", "silhouette")):
+        elif self.embeddings is not None and (self.umap_dims or self.n_clusters in
+                                              REDUCED_ONLY):
             from shortclust.apps.reduced import fit_reduced
 
             self.model_, choice = fit_reduced(features, counts, self.umap_dims,

@@ -128,6 +128,36 @@ def test_silhouette_picks_the_number_of_blobs():
     assert np.array_equal(labels, again)
 
 
+@pytest.mark.parametrize("procedure", ["calinski", "silhouette-cosine", "hdbscan-kmeans"])
+def test_second_round_procedures_pick_the_number_of_blobs(procedure):
+    from shortclust.apps.reduced import cluster_reduced
+
+    points, truth = _blobs(2)
+    # silhouette-cosine reads the vectors before UMAP: blobs far from the origin, so their
+    # directions differ too.
+    before = points + np.array([3.0, 3.0])
+    labels, choice = cluster_reduced(points, procedure, random_state=4, umap_dims=5,
+                                     features=before)
+    assert choice.n_clusters == 3 and choice.method == procedure
+    assert _same_partition(labels, truth)
+    assert str(choice.n_clusters) in choice.sentence() and "UMAP to 5" in choice.sentence()
+    again, _ = cluster_reduced(points, procedure, random_state=4, umap_dims=5, features=before)
+    assert np.array_equal(labels, again)
+
+
+def test_silhouette_cosine_reads_the_space_before_umap():
+    from shortclust.apps.reduced import cluster_reduced
+
+    points, truth = _blobs(2)
+    points[truth == 1] -= np.array([6.0, 0.0])  # blobs 0 and 1 nearer: k-means' pair at K=2
+    # Before UMAP only two directions exist (blobs 0 and 1 on one ray): the cosine
+    # silhouette in that space must choose 2, where the reduced space has 3 blobs.
+    before = np.where(truth[:, None] == 2, np.array([[0.0, 1.0]]), np.array([[1.0, 0.0]]))
+    before = before + np.random.default_rng(0).normal(scale=0.01, size=before.shape)
+    _, choice = cluster_reduced(points, "silhouette-cosine", random_state=4, features=before)
+    assert choice.n_clusters == 2
+
+
 def _protocol():
     spec = importlib.util.spec_from_file_location(
         "defaults_protocol", ROOT / "benchmarks" / "defaults_protocol.py")
