@@ -77,7 +77,18 @@ Usage::
     python benchmarks/defaults_protocol.py prepare      # CSVs + labels under runs/protocol
     python benchmarks/defaults_protocol.py embed        # warm the MiniLM cache (slow)
     python benchmarks/defaults_protocol.py fit [--candidate NAME] [--dataset NAME] [--seeds 0,1,2]
+    python benchmarks/defaults_protocol.py heldout [--candidate NAME] [--seeds 0,1,2]
     python benchmarks/defaults_protocol.py table --no-fit   # from the archived records
+
+**Held-out rows** (``heldout``; issue 30's "``predict`` on held-out rows is at least as good
+as BERTopic's ``transform``"): per set, :data:`HELDOUT` texts no fit sees (drawn with seed
+0 from the rows outside the protocol's sample; for Tweet and 20NG-mini, which have none to
+spare, from the sample, the fit then on the rest of it). The default candidate (by default
+the one :mod:`shortclust.apps.defaults` names) runs ``shortclust cluster`` on the fit texts
+and ``shortclust predict`` of its ``model.zip`` on the held-out texts; BERTopic's defaults
+are fitted on the same texts and ``transform`` the same held-out texts (same embeddings,
+same seeds); NMI against the hidden labels, and the same Welch test per set. Records in
+``results/defaults/records/heldout.ndjson``.
 
 Records (one JSON line per candidate x set) are archived in
 ``results/defaults/records/runs.ndjson``; ``table --no-fit`` rebuilds ``results/defaults/table.md``
@@ -101,6 +112,9 @@ ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "runs" / "protocol"
 RESULTS = ROOT / "results" / "defaults"
 RECORDS = RESULTS / "records" / "runs.ndjson"
+#: `predict` on held-out rows beside BERTopic's `transform` (``heldout`` step).
+HELDOUT_RECORDS = RESULTS / "records" / "heldout.ndjson"
+HELD = WORK / "heldout"
 
 #: The labelled sets (registry names), in the table's order.
 DATASETS = ["Tweet", "GoogleNews-T", "GoogleNews-S", "GoogleNews-TS", "SearchSnippets",
@@ -110,6 +124,8 @@ FILES = {"AgNews": "AgNews-8000.jsonl", "CrisisLexT26": "CrisisLexT26.jsonl.gz",
 #: Largest set clustered whole; larger ones are subsampled to this many documents.
 MAX_DOCS = 3000
 SEED = 0
+#: Held-out texts per set (``heldout`` step).
+HELDOUT = 500
 
 #: Candidate defaults: name -> options of `shortclust cluster` (declared before fitting).
 CANDIDATES = {
@@ -198,68 +214,195 @@ def _append(record: dict) -> None:
         handle.write(json.dumps(record, sort_keys=True) + "\n")
 
 
-def fit_candidate(candidate: str, name: str, seed: int = SEED) -> dict:
-    """One `shortclust cluster` run of a candidate on a set, scored afterwards."""
-    out = WORK / "out" / f"{candidate}__{name}"
-    command = [str(ROOT / ".venv" / "bin" / "shortclust"), "cluster", str(WORK / f"{name}.csv"),
+def _cluster(candidate: str, csv_path: Path, seed: int, out: Path):
+    """``shortclust cluster CSV`` with a candidate's options: ``(labels, cpu, k_choice)``."""
+    command = [str(ROOT / ".venv" / "bin" / "shortclust"), "cluster", str(csv_path),
                *CANDIDATES[candidate], "--seed", str(seed), "--output", str(out), "--quiet",
                "--no-report"]
     before = os.times()
     done = subprocess.run(command, capture_output=True, text=True)
     after = os.times()
     if done.returncode != 0:
-        raise SystemExit(f"{candidate} on {name} failed: {done.stderr.strip()}")
-    with open(out / "assignments.csv", newline="", encoding="utf-8") as handle:
-        predicted = [int(row["cluster"]) if row["cluster"] else -1
-                     for row in csv.DictReader(handle)]
+        raise SystemExit(f"{candidate} on {csv_path.name} failed: {done.stderr.strip()}")
     cpu = (after.children_user - before.children_user) + (after.children_system
                                                           - before.children_system)
     choice = json.loads((out / "record.json").read_text()).get("k_choice", {})
+    return _assigned(out / "assignments.csv"), cpu, choice
+
+
+def _assigned(path: Path) -> list[int]:
+    """The ``cluster`` column of an assignments file (-1 for a text left out)."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        return [int(row["cluster"]) if row["cluster"] else -1
+                for row in csv.DictReader(handle)]
+
+
+def fit_candidate(candidate: str, name: str, seed: int = SEED) -> dict:
+    """One `shortclust cluster` run of a candidate on a set, scored afterwards."""
+    out = WORK / "out" / f"{candidate}__{name}"
+    predicted, cpu, choice = _cluster(candidate, WORK / f"{name}.csv", seed, out)
     return {"candidate": candidate, "dataset": name, "n_docs": len(predicted), "seed": seed,
             "clusters": len(set(p for p in predicted if p >= 0)),
             "cpu_seconds": round(cpu, 2), "k_choice": choice,
             **_score(_labels(name), predicted)}
 
 
-def fit_bertopic(variant: str, name: str, seed: int = SEED) -> dict:
-    """BERTopic on the same texts and the same cached MiniLM embeddings."""
+def _bertopic(variant: str, n_classes: int, seed: int):
+    """A BERTopic model: its defaults, or with KMeans(true K); UMAP given the seed."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from bertopic import BERTopic
-
-    from shortclust.representations import embed_texts
-    from shortclust.representations.sentence import load_encoder
-
-    texts, truth = _texts(name), _labels(name)
-    vectors = embed_texts(texts)
     from umap import UMAP
 
-    started = time.process_time()
+    from shortclust.representations.sentence import load_encoder
+
     # BERTopic 0.17's default UMAP, given the seed.
     reducer = UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine",
                    random_state=seed)
     if variant == "bertopic-defaults":
-        model = BERTopic(embedding_model=load_encoder(), umap_model=reducer)
-    else:
-        from sklearn.cluster import KMeans
+        return BERTopic(embedding_model=load_encoder(), umap_model=reducer)
+    from sklearn.cluster import KMeans
 
-        model = BERTopic(embedding_model=load_encoder(), umap_model=reducer,
-                         hdbscan_model=KMeans(n_clusters=len(set(truth)), random_state=seed))
-    topics, _ = model.fit_transform(texts, embeddings=vectors)
-    cpu = time.process_time() - started
+    return BERTopic(embedding_model=load_encoder(), umap_model=reducer,
+                    hdbscan_model=KMeans(n_clusters=n_classes, random_state=seed))
+
+
+def fit_bertopic(variant: str, name: str, seed: int = SEED) -> dict:
+    """BERTopic on the same texts and the same cached MiniLM embeddings."""
     import bertopic
 
+    from shortclust.representations import embed_texts
+
+    texts, truth = _texts(name), _labels(name)
+    vectors = embed_texts(texts)
+    started = time.process_time()
+    model = _bertopic(variant, len(set(truth)), seed)
+    topics, _ = model.fit_transform(texts, embeddings=vectors)
+    cpu = time.process_time() - started
     return {"candidate": variant, "dataset": name, "n_docs": len(texts), "seed": seed,
             "clusters": len(set(t for t in topics if t >= 0)), "cpu_seconds": round(cpu, 2),
             "version": bertopic.__version__, **_score(truth, topics)}
 
 
+def _done(path: Path) -> set:
+    """The (row, set, seed) already archived in ``path``: not fitted again (a resumed run)."""
+    if not path.exists():
+        return set()
+    return {(r["candidate"], r["dataset"], r.get("seed", SEED))
+            for r in map(json.loads, filter(str.strip, path.read_text().splitlines()))}
+
+
 def fit(candidates, datasets, seeds=(SEED,)) -> None:
+    done = _done(RECORDS)
     for seed in seeds:
         for name in datasets:
             for candidate in candidates:
+                if (candidate, name, seed) in done:
+                    continue
                 record = (fit_bertopic(candidate, name, seed) if candidate in PEERS
                           else fit_candidate(candidate, name, seed))
                 _append(record)
+                print(json.dumps(record), flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# held-out rows: `shortclust predict` beside BERTopic's `transform`
+
+
+def prepare_heldout() -> None:
+    """Per set, :data:`HELDOUT` texts that no fit sees, and the texts fitted on.
+
+    Where the set has that many rows outside the protocol's sample (every set but Tweet and
+    20NG-mini), they are drawn from those rows (seed 0) and the fit is on the protocol's
+    own CSV; otherwise they are drawn from the sample and the fit is on the rest of it.
+    """
+    HELD.mkdir(parents=True, exist_ok=True)
+    for name in DATASETS:
+        rows = _read_jsonl(_data_dir() / FILES.get(name, f"{name}.jsonl"))
+        fit_rows = np.asarray(json.loads((WORK / f"{name}.labels.json").read_text())["rows"])
+        rest = np.setdiff1d(np.arange(len(rows)), fit_rows)
+        rng = np.random.default_rng(SEED)
+        outside = rest.size >= HELDOUT
+        held = np.sort(rng.choice(rest if outside else fit_rows, HELDOUT, replace=False))
+        if not outside:
+            fit_rows = np.setdiff1d(fit_rows, held)
+        for part, keep in (("fit", fit_rows), ("heldout", held)):
+            with open(HELD / f"{name}.{part}.csv", "w", newline="", encoding="utf-8") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(["text"])
+                writer.writerows([rows[i]["text"]] for i in keep)
+            (HELD / f"{name}.{part}.labels.json").write_text(json.dumps(
+                {"rows": keep.tolist(), "labels": [rows[i]["label"] for i in keep]}))
+        print(f"{name}: fit on {fit_rows.size}, {held.size} held out "
+              f"({'outside' if outside else 'inside'} the protocol's sample)", flush=True)
+
+
+def _held(name: str, part: str):
+    """``(csv path, texts, labels)`` of a set's ``fit`` or ``heldout`` part."""
+    path = HELD / f"{name}.{part}.csv"
+    with open(path, newline="", encoding="utf-8") as handle:
+        texts = [row["text"] for row in csv.DictReader(handle)]
+    return path, texts, json.loads((HELD / f"{name}.{part}.labels.json").read_text())["labels"]
+
+
+def heldout_candidate(candidate: str, name: str, seed: int) -> dict:
+    """`shortclust cluster` on the fit part, then `shortclust predict` of its model.zip on
+    the held-out part; both scored against the hidden labels."""
+    fit_csv, _, fit_truth = _held(name, "fit")
+    held_csv, held_texts, held_truth = _held(name, "heldout")
+    out = WORK / "out" / f"heldout__{candidate}__{name}"
+    fitted, _, choice = _cluster(candidate, fit_csv, seed, out)
+    target = out / "heldout_assignments.csv"
+    done = subprocess.run([str(ROOT / ".venv" / "bin" / "shortclust"), "predict",
+                           str(out / "model.zip"), str(held_csv), "--output", str(target),
+                           "--quiet"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"predict of {candidate} on {name} failed: {done.stderr.strip()}")
+    predicted = _assigned(target)
+    return {"candidate": candidate, "dataset": name, "seed": seed, "n_fit": len(fitted),
+            "n_heldout": len(predicted), "clusters": len(set(p for p in fitted if p >= 0)),
+            "k_choice": choice, "fit": _score(fit_truth, fitted),
+            "heldout": _score(held_truth, predicted)}
+
+
+def heldout_bertopic(variant: str, name: str, seed: int) -> dict:
+    """BERTopic fitted on the fit part, its ``transform`` of the held-out part (topic -1,
+    its outliers, a cluster of its own, as in the fits)."""
+    import bertopic
+
+    from shortclust.representations import embed_texts
+
+    _, fit_texts, fit_truth = _held(name, "fit")
+    _, held_texts, held_truth = _held(name, "heldout")
+    model = _bertopic(variant, len(set(fit_truth)), seed)
+    fitted, _ = model.fit_transform(fit_texts, embeddings=embed_texts(fit_texts))
+    predicted, _ = model.transform(held_texts, embeddings=embed_texts(held_texts))
+    return {"candidate": variant, "dataset": name, "seed": seed, "n_fit": len(fit_texts),
+            "n_heldout": len(held_texts), "clusters": len(set(t for t in fitted if t >= 0)),
+            "version": bertopic.__version__, "fit": _score(fit_truth, fitted),
+            "heldout": _score(held_truth, [int(t) for t in predicted])}
+
+
+def _default_candidate() -> str:
+    """The candidate that is ``cluster``'s default now (:mod:`shortclust.apps.defaults`)."""
+    from shortclust.apps.defaults import EMBEDDINGS_DEFAULT as chosen
+
+    wanted = ["--model", chosen["model"], "--embeddings", chosen["embeddings"], "--umap",
+              str(chosen["umap_dims"]), "--n-clusters", chosen["n_clusters"]]
+    return next(name for name, options in CANDIDATES.items() if options == wanted)
+
+
+def heldout(candidates, datasets, seeds) -> None:
+    done = _done(HELDOUT_RECORDS)
+    for seed in seeds:
+        for name in datasets:
+            for candidate in candidates:
+                if (candidate, name, seed) in done:
+                    continue
+                record = (heldout_bertopic(candidate, name, seed) if candidate in PEERS
+                          else heldout_candidate(candidate, name, seed))
+                HELDOUT_RECORDS.parent.mkdir(parents=True, exist_ok=True)
+                with open(HELDOUT_RECORDS, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(record, sort_keys=True) + "\n")
                 print(json.dumps(record), flush=True)
 
 
@@ -277,14 +420,10 @@ def _latest(records):
 
 
 def _cells(latest, names):
-    """Per (candidate, set): the records of the seeds every row of that set ran."""
-    cells = {}
-    for dataset in DATASETS:
-        seeds = [{k[2] for k in latest if k[0] == c and k[1] == dataset} for c in names]
-        common = sorted(set.intersection(*seeds)) if seeds else []
-        for c in names:
-            cells[(c, dataset)] = [latest[(c, dataset, seed)] for seed in common]
-    return cells
+    """Per (candidate, set): the records of every seed that row ran on that set (the
+    ``runs`` column says how many)."""
+    return {(c, dataset): [latest[k] for k in sorted(latest) if k[:2] == (c, dataset)]
+            for dataset in DATASETS for c in names}
 
 
 def _mean(records, key):
@@ -297,11 +436,11 @@ def table() -> str:
     latest = _latest(records)
     names = [c for c in [*CANDIDATES, *PEERS] if any(k[0] == c for k in latest)]
     cells = _cells(latest, names)
-    complete = [d for d in DATASETS if names and cells[(names[0], d)]]
+    complete = [d for d in DATASETS if names and all(cells[(c, d)] for c in names)]
     lines = ["# Defaults protocol: candidate defaults of `shortclust cluster` beside BERTopic",
              "", "Generated by `python benchmarks/defaults_protocol.py table --no-fit` from "
-             "`records/runs.ndjson`. Each cell is the mean over the seeds (`runs`) that every "
-             "row of its set ran. Sets above "
+             "`records/runs.ndjson`. Each cell is the mean over the seeds that row ran on that "
+             "set (`runs`). Sets above "
              f"{MAX_DOCS} documents are a random subsample of {MAX_DOCS} (seed {SEED}). "
              "`bertopic-kmeans-trueK` is given the true number of classes; every other row "
              "chooses its own. The candidates and the rule that picks the default are in the "
@@ -341,10 +480,108 @@ def table() -> str:
                      f"{np.mean(ranks[c]['nmi']):.2f} | {np.mean(ranks[c]['ari']):.2f} | "
                      f"{beats} of {len(complete)} |")
     winner = next((c for c in order if c in CANDIDATES), None) if complete else None
+    if winner and len(complete) < len(DATASETS):
+        lines += ["", f"The rule is applied once every row has run on all {len(DATASETS)} "
+                  f"sets: {len(complete)} so far, so no default is named by this table yet."]
+        winner = None
     if winner:
         lines += ["", f"By the declared rule the default is **{winner}** (best mean NMI rank "
                   "among the candidates)."]
+        if "bertopic-defaults" in names:
+            lines += _noise_lines(winner, {d: cells[(winner, d)] for d in complete},
+                                  {d: cells[("bertopic-defaults", d)] for d in complete},
+                                  "nmi", f"{winner} against bertopic-defaults")
+    if HELDOUT_RECORDS.exists():
+        lines += _heldout_lines()
     return "\n".join(lines) + "\n"
+
+
+def _welch(ours, theirs):
+    """``(verdict, p)``: "above"/"below" when Welch's two-sided t-test over the seeds
+    rejects equal means at 5%, else "within noise" (also with fewer than 2 seeds a side)."""
+    from scipy.stats import ttest_ind
+
+    if min(len(ours), len(theirs)) < 2:
+        return "not tested (fewer than 2 seeds)", float("nan")
+    if np.std(ours) == 0 and np.std(theirs) == 0:  # no spread: the t statistic is undefined
+        differ = not np.isclose(np.mean(ours), np.mean(theirs))
+        verdict = ("above" if np.mean(ours) > np.mean(theirs) else "below") if differ \
+            else "within noise"
+        return verdict, 0.0 if differ else 1.0
+    p = float(ttest_ind(ours, theirs, equal_var=False).pvalue)
+    if p >= 0.05:
+        return "within noise", p
+    return ("above" if np.mean(ours) > np.mean(theirs) else "below"), p
+
+
+def _noise_lines(ours_name, ours, theirs, key, title, field=None):
+    """Per set: both rows' mean ± std over the seeds, the difference, Welch's verdict."""
+    def values(cell):
+        return [float(r[field][key] if field else r[key]) for r in cell]
+
+    lines = ["", f"Per-set test over seeds, {title} (NMI; Welch's t-test, two-sided, 5%):", "",
+             f"| set | seeds | {ours_name} | bertopic-defaults | difference | p | verdict |",
+             "|---|---|---|---|---|---|---|"]
+    verdicts = []
+    for dataset in ours:
+        a, b = values(ours[dataset]), values(theirs[dataset])
+        verdict, p = _welch(a, b)
+        verdicts.append(verdict)
+        lines.append(f"| {dataset} | {len(a)} / {len(b)} | {np.mean(a):.3f} ± {np.std(a):.3f} "
+                     f"| {np.mean(b):.3f} ± {np.std(b):.3f} | {np.mean(a) - np.mean(b):+.3f} "
+                     f"| {p:.3f} | {verdict} |")
+    counts = {v: sum(x.startswith(v) for x in verdicts) for v in ("above", "below", "within",
+                                                                  "not")}
+    lines += ["", f"Beyond noise: above on {counts['above']} of {len(verdicts)} sets, below on "
+              f"{counts['below']}; within noise on {counts['within']}"
+              + (f"; not tested on {counts['not']}." if counts["not"] else ".")]
+    return lines
+
+
+def _heldout_lines():
+    """The held-out section: `predict` against BERTopic's `transform`, per set."""
+    records = [json.loads(line) for line in HELDOUT_RECORDS.read_text().splitlines()
+               if line.strip()]
+    latest = {(r["candidate"], r["dataset"], r["seed"]): r for r in records}
+    rows = [c for c in [*CANDIDATES, *PEERS] if any(k[0] == c for k in latest)]
+    lines = ["", "## Held-out rows: `shortclust predict` beside BERTopic's `transform`", "",
+             f"Generated from `records/heldout.ndjson` (the `heldout` step; the split is in the "
+             f"docstring): each row is fitted on the fit texts and assigns {HELDOUT} texts no "
+             "fit saw; NMI of those assignments against the hidden labels (`held-out NMI`), "
+             "beside the NMI of the fit texts' own clusters (`fit NMI`). Mean ± std over the "
+             "seeds (`runs`).", "",
+             "| set | row | runs | fit texts | held-out texts | clusters | fit NMI | "
+             "held-out NMI | held-out ARI |", "|---|---|---|---|---|---|---|---|---|"]
+    cells = {}
+    for dataset in DATASETS:
+        seeds = [{k[2] for k in latest if k[0] == c and k[1] == dataset} for c in rows]
+        common = sorted(set.intersection(*seeds)) if seeds else []
+        for c in rows:
+            cell = cells[(c, dataset)] = [latest[(c, dataset, seed)] for seed in common]
+            if not cell:
+                continue
+            held = [r["heldout"]["nmi"] for r in cell]
+            lines.append(f"| {dataset} | {c} | {len(cell)} | {cell[0]['n_fit']} | "
+                         f"{cell[0]['n_heldout']} | {_mean(cell, 'clusters'):.1f} | "
+                         f"{np.mean([r['fit']['nmi'] for r in cell]):.3f} | "
+                         f"{np.mean(held):.3f} ± {np.std(held):.3f} | "
+                         f"{np.mean([r['heldout']['ari'] for r in cell]):.3f} |")
+    done = [d for d in DATASETS if rows and all(cells.get((c, d)) for c in rows)]
+    for c in rows:
+        if c in PEERS or "bertopic-defaults" not in rows or not done:
+            continue
+        ours = [np.mean([r["heldout"]["nmi"] for r in cells[(c, d)]]) for d in done]
+        theirs = [np.mean([r["heldout"]["nmi"] for r in cells[("bertopic-defaults", d)]])
+                  for d in done]
+        lines += ["", f"{c}: mean held-out NMI {np.mean(ours):.3f} against BERTopic "
+                  f"`transform`'s {np.mean(theirs):.3f} over the {len(done)} sets both ran; at "
+                  f"least as good on {sum(a >= b for a, b in zip(ours, theirs))} of "
+                  f"{len(done)}."]
+        lines += _noise_lines(c, {d: cells[(c, d)] for d in done},
+                              {d: cells[("bertopic-defaults", d)] for d in done}, "nmi",
+                              f"held-out rows, {c} `predict` against BERTopic `transform`",
+                              field="heldout")
+    return lines
 
 
 def check_table() -> bool:
@@ -354,7 +591,7 @@ def check_table() -> bool:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=["prepare", "embed", "fit", "table"])
+    parser.add_argument("step", choices=["prepare", "embed", "fit", "heldout", "table"])
     parser.add_argument("--candidate", action="append")
     parser.add_argument("--dataset", action="append")
     parser.add_argument("--seeds", default=str(SEED), help="fit: comma-separated seeds")
@@ -367,6 +604,11 @@ def main(argv=None) -> None:
     elif args.step == "fit":
         fit(args.candidate or [*CANDIDATES, *PEERS], args.dataset or DATASETS,
             [int(seed) for seed in args.seeds.split(",")])
+    elif args.step == "heldout":
+        if not (HELD / f"{DATASETS[-1]}.heldout.csv").exists():
+            prepare_heldout()
+        heldout(args.candidate or [_default_candidate(), "bertopic-defaults"],
+                args.dataset or DATASETS, [int(seed) for seed in args.seeds.split(",")])
     else:
         text = table()
         RESULTS.mkdir(parents=True, exist_ok=True)

@@ -102,7 +102,7 @@ def measure_k():
         texts, labels = _documents(name)
         for seed in SEEDS:
             started = time.process_time()
-            tc = shortclust.TextClusterer(random_state=seed).fit(texts)
+            tc = shortclust.TextClusterer("gsdmm", random_state=seed).fit(texts)
             kept = tc.labels_ >= 0
             rows.append({"dataset": name, "seed": seed, "docs": len(texts),
                          "classes": len(set(labels)), "bound": upper_bound(int(kept.sum())),

@@ -8,7 +8,7 @@ Examples
 >>> import shortclust
 >>> texts = ["red apple pie", "apple pie recipe", "green apple pie",
 ...          "football match tonight", "football cup match"]
->>> clusterer = shortclust.TextClusterer(n_clusters=2).fit(texts)
+>>> clusterer = shortclust.TextClusterer("gsdmm", n_clusters=2).fit(texts)
 >>> clusterer.labels_.tolist()
 [0, 0, 0, 1, 1]
 """

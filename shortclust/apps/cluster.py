@@ -121,17 +121,20 @@ def cluster_config(dataset: str, *, model=None, n_clusters="auto", params=(),
 
     ``params`` are ``NAME=VALUE`` strings (model parameters, as ``--set`` takes; values
     read as YAML scalars). ``model``, ``embeddings`` and ``umap_dims`` left None are
-    filled in by :func:`~.defaults.default_settings` (``embeddings="none"``: none).
+    filled in as :class:`~.text_clusterer.TextClusterer` fills them
+    (:meth:`~.text_clusterer.TextClusterer.resolved_settings`; ``embeddings="none"``: none),
+    so ``cluster`` and ``TextClusterer()`` have one default.
 
     Raises
     ------
     ShortclustError
         An unknown model or embeddings, a malformed or out-of-range parameter.
     """
-    from shortclust.apps.defaults import default_settings
     from shortclust.apps.text_clusterer import TextClusterer
 
-    chosen, note = default_settings(model, embeddings, umap_dims, _n_clusters(n_clusters))
+    given = TextClusterer(model, _n_clusters(n_clusters), embeddings=embeddings,
+                          umap_dims=umap_dims)
+    chosen, note = given.resolved_settings()
     settings = {**chosen, "preprocess": preprocess, "language": language,
                 "reduce_to": reduce_to, "params": _parse_params(params),
                 "n_top_words": top_words, "random_state": seed}

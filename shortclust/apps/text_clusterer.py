@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from shortclust.errors import ConfigError, DataError, ModelFileError, ParameterError
+from shortclust.errors import ConfigError, DataError, ParameterError
 
 __all__ = ["EMBEDDINGS", "TextClusterer"]
 
@@ -33,20 +33,26 @@ class TextClusterer(ClusterMixin, BaseEstimator):
 
     Parameters
     ----------
-    model : str, default="gsdmm"
-        A registered model (``shortclust models`` lists them).
+    model : str or None, default=None
+        A registered model (``shortclust models`` lists them). None: ``shortclust
+        cluster``'s default, chosen by the defaults protocol (:mod:`shortclust.apps.defaults`):
+        k-means on MiniLM embeddings reduced by UMAP when the ``embeddings`` extra is
+        installed, else GSDMM on word counts, the fast path (:attr:`default_note_` says which).
     n_clusters : int, "auto", "gsdmm" or a procedure of :mod:`~shortclust.apps.reduced`
         The number of clusters, or how to choose it: ``"auto"``/``"gsdmm"``, GSDMM with a
         generous bound, small clusters merged (:mod:`shortclust.apps.choose_k`); with
         embeddings, ``"hdbscan"``, ``"silhouette"``, ... (:mod:`shortclust.apps.reduced`).
-    embeddings : {"minilm", "glove"} or None, default=None
+    embeddings : {"minilm", "glove", "none"} or None, default=None
         Fit the model on packaged document vectors instead of words: ``"minilm"``
         (all-MiniLM-L6-v2 sentence embeddings; extra ``shortclust[embeddings]``) or
-        ``"glove"`` (mean GloVe 6B 50-d word vectors; extra ``shortclust[glove]``). Models
-        that take only vectors (movMF) get TF-IDF when this is None.
-    umap_dims : int, default=0
+        ``"glove"`` (mean GloVe 6B 50-d word vectors; extra ``shortclust[glove]``);
+        ``"none"``: words. None: words when a model is named, else the default's
+        (``$SHORTCLUST_EMBEDDINGS`` stands for it when set). Models that take only vectors
+        (movMF) get TF-IDF on words.
+    umap_dims : int or None, default=None
         With embeddings, reduce them by UMAP to this many dimensions and cluster there with
-        k-means (:mod:`shortclust.apps.reduced`). 0: no UMAP.
+        k-means (:mod:`shortclust.apps.reduced`). 0: no UMAP; None: the default's (0 when a
+        model is named).
     preprocess : str, default="auto"
         A preprocessing pipeline, or ``"auto"`` (it reads the text:
         :func:`~shortclust.data.preprocess.guess_pipeline`).
@@ -66,6 +72,11 @@ class TextClusterer(ClusterMixin, BaseEstimator):
 
     Attributes
     ----------
+    settings_ : dict
+        The ``model``, ``embeddings``, ``umap_dims`` and ``n_clusters`` that ran
+        (:meth:`resolved_settings`).
+    default_note_ : str or None
+        Which default path ran and how to take the other; None when a model was named.
     labels_ : ndarray of int64 of shape (n_texts,)
         Cluster of each text, numbered 0.. by decreasing size; -1 for a text preprocessing
         dropped.
@@ -92,7 +103,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
     >>> from shortclust import TextClusterer
     >>> texts = ["red apple pie", "apple pie recipe", "green apple pie", "baked apple pie",
     ...          "football match tonight", "match football score", "football cup match"]
-    >>> tc = TextClusterer(n_clusters=2, random_state=0).fit(texts)
+    >>> tc = TextClusterer("gsdmm", n_clusters=2, random_state=0).fit(texts)
     >>> tc.labels_.tolist()
     [0, 0, 0, 0, 1, 1, 1]
     >>> [word for word, _ in tc.top_words()[0][:2]]
@@ -103,7 +114,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
     ['cluster', 'size', 'top_words']
     """
 
-    def __init__(self, model="gsdmm", n_clusters="auto", *, embeddings=None, umap_dims=0,
+    def __init__(self, model=None, n_clusters="auto", *, embeddings=None, umap_dims=None,
                  preprocess="auto", language=None, reduce_to=None, params=None, n_top_words=10,
                  random_state=0, progress=False):
         self.model = model
@@ -142,6 +153,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
 
         texts = _checked_texts(texts)
         model_class, model_params = self._checked_settings()
+        self.settings_, self.default_note_ = self.resolved_settings()
         self.pipeline_ = self._pipeline(texts)
         self._say(f"preprocessing {len(texts):,} texts ('{self.pipeline_.name}')")
         corpus = Corpus.from_texts(texts, pipeline=self.pipeline_)
@@ -152,11 +164,32 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         """Fit on ``texts`` and return their clusters (``labels_``)."""
         return self.fit(texts).labels_
 
+    def resolved_settings(self):
+        """The model, embeddings, UMAP dimensions and K procedure a fit runs, and a note.
+
+        Those given are kept; those left None are filled in as ``shortclust cluster`` fills
+        them (:func:`~shortclust.apps.defaults.default_settings`), so both have one default.
+
+        Returns
+        -------
+        settings : dict
+            ``model``, ``embeddings``, ``umap_dims``, ``n_clusters``.
+        note : str or None
+            Which default path runs and how to take the other; None when a model is named.
+        """
+        from shortclust.apps.defaults import default_settings
+
+        return default_settings(self.model, self.embeddings, self.umap_dims, self.n_clusters)
+
     def _fit_corpus(self, corpus, texts, model_class, model_params):
         """Fit on a corpus already preprocessed from ``texts`` (the CLI passes a file's)."""
         from shortclust.apps.choose_k import KChoice, estimate_k
         from shortclust.apps.reduced import REDUCED_ONLY
 
+        if not hasattr(self, "settings_"):
+            self.settings_, self.default_note_ = self.resolved_settings()
+        model, embeddings, umap_dims, k = (self.settings_[key] for key in (
+            "model", "embeddings", "umap_dims", "n_clusters"))
         self.pipeline_ = getattr(self, "pipeline_", None) or _pipeline_of(corpus)
         self.vocabulary_ = list(corpus.vocabulary)
         self.n_texts_ = len(texts)
@@ -168,31 +201,29 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         if "n_clusters" not in model_class().get_params():
             # GSDPMM, say, chooses the number itself.
             choice = KChoice(0, "model")
-            self._say(f"fitting {self.model} (it chooses the number of clusters)")
+            self._say(f"fitting {model} (it chooses the number of clusters)")
             self.model_ = self._new_model(model_class, model_params, None, counts.shape[0])
             self._fit_model(features, counts)
-        elif self.embeddings is not None and (self.umap_dims or self.n_clusters in
-                                              REDUCED_ONLY):
+        elif embeddings is not None and (umap_dims or k in REDUCED_ONLY):
             from shortclust.apps.reduced import fit_reduced
 
-            self.model_, choice = fit_reduced(features, counts, self.umap_dims,
-                                              self.n_clusters, self.random_state, self._say)
-        elif self.n_clusters in ("auto", "gsdmm"):
+            self.model_, choice = fit_reduced(features, counts, umap_dims, k,
+                                              self.random_state, self._say)
+        elif k in ("auto", "gsdmm"):
             self._say("choosing the number of clusters (GSDMM with a generous bound)")
             mapping, choice, gsdmm = estimate_k(counts, self.random_state)
             if model_class is type(gsdmm) and not model_params:
                 self.model_ = gsdmm
             else:
-                self._say(f"fitting {self.model} with {choice.n_clusters} clusters")
+                self._say(f"fitting {model} with {choice.n_clusters} clusters")
                 self.model_ = self._new_model(model_class, model_params, choice.n_clusters,
                                               counts.shape[0])
                 self._fit_model(features, counts)
                 mapping = None
         else:
-            choice = KChoice(int(self.n_clusters), "given")
-            self._say(f"fitting {self.model} with {self.n_clusters} clusters")
-            self.model_ = self._new_model(model_class, model_params, int(self.n_clusters),
-                                          counts.shape[0])
+            choice = KChoice(int(k), "given")
+            self._say(f"fitting {model} with {k} clusters")
+            self.model_ = self._new_model(model_class, model_params, int(k), counts.shape[0])
             self._fit_model(features, counts)
         model_labels = np.asarray(self.model_.labels_, dtype=np.int64)
         n_model = max(int(model_labels.max(initial=-1)) + 1,
@@ -263,7 +294,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         from shortclust.apps.describe import class_tfidf, merge_clusters
 
         labels = mapping[model_labels]
-        profiles = (class_tfidf(counts, labels) if self.embeddings is None
+        profiles = (class_tfidf(counts, labels) if self.settings_["embeddings"] is None
                     else _centres(features, labels))
         merged = merge_clusters(labels, profiles, target=int(self.reduce_to))
         return np.where(mapping >= 0, merged[np.maximum(mapping, 0)], -1)
@@ -281,22 +312,23 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         from shortclust.models import get_model_class
         from shortclust.models.base import validate_params
 
-        model_class = get_model_class(self.model)
-        n = self.n_clusters
-        check_k_settings(self.model, self.embeddings, self.umap_dims, n)
+        settings, _ = self.resolved_settings()
+        model, embeddings, n = settings["model"], settings["embeddings"], settings["n_clusters"]
+        model_class = get_model_class(model)
+        check_k_settings(model, embeddings, settings["umap_dims"], n)
         if self.reduce_to is not None and not (isinstance(self.reduce_to, (int, np.integer))
                                                and self.reduce_to >= 1):
             raise ParameterError(f"reduce_to must be an integer >= 1, got {self.reduce_to!r}")
-        if self.embeddings is not None and self.embeddings not in EMBEDDINGS:
-            raise ConfigError(f"unknown embeddings '{self.embeddings}': choose one of "
+        if embeddings is not None and embeddings not in EMBEDDINGS:
+            raise ConfigError(f"unknown embeddings '{embeddings}': choose one of "
                               f"{', '.join(EMBEDDINGS)} (or none, for words)")
-        if self.embeddings is not None and model_class.capabilities.input == "counts":
+        if embeddings is not None and model_class.capabilities.input == "counts":
             raise ConfigError(
-                f"model '{self.model}' takes word counts, not embeddings: leave embeddings "
+                f"model '{model}' takes word counts, not embeddings: leave embeddings "
                 "out, or choose a vector model (kmeans, minibatch_kmeans, movmf, hac_ward, "
                 "hac_sd, iterative_classification)")
         if n != "auto" and "n_clusters" not in model_class().get_params():
-            raise ParameterError(f"model '{self.model}' chooses its own number of clusters: "
+            raise ParameterError(f"model '{model}' chooses its own number of clusters: "
                                  "leave n_clusters (--n-clusters) out")
         params = dict(self.params or {})
         for reserved in ("n_clusters", "random_state"):
@@ -315,11 +347,12 @@ class TextClusterer(ClusterMixin, BaseEstimator):
     def _features(self, counts, texts, model_class=None, fit=False):
         """What the model is fitted on / predicts from: counts, TF-IDF or embeddings."""
         model_class = model_class or type(self.model_)
-        if self.embeddings == "minilm":
+        embeddings = self.settings_["embeddings"]
+        if embeddings == "minilm":
             from shortclust.representations import embed_texts
 
             return embed_texts(texts, progress=self.progress)
-        if self.embeddings == "glove":
+        if embeddings == "glove":
             from shortclust.representations.glove import glove_vectors
             from shortclust.representations.word_vectors import mean_vectors
 
@@ -354,7 +387,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         weights = class_tfidf(counts, labels, n)
         self._top_words = top_words_of_rows(weights, self.vocabulary_, self.n_top_words)
         members = cluster_members(labels, n)
-        if self.embeddings is None:
+        if self.settings_["embeddings"] is None:
             presence = counts.copy()
             presence.data[:] = 1
             directions = keep_top(weights, self.n_top_words)
@@ -422,8 +455,8 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         model = self._predictor()
         if not model.capabilities.predict or (proba and not model.capabilities.predict_proba):
             what = "probabilities" if proba else "predictions"
-            raise ConfigError(f"model '{self.model}' gives no {what} for new texts: choose "
-                              "a model that does (gsdmm, kmeans, movmf, lda, ...)")
+            raise ConfigError(f"model '{self.settings_['model']}' gives no {what} for new "
+                              "texts: choose a model that does (gsdmm, kmeans, movmf, lda, ...)")
         counts, kept = self._new_counts(texts)
         labels = np.full(len(texts), -1, dtype=np.int64)
         result = np.zeros((len(texts), self.n_clusters_)) if proba else None
@@ -444,9 +477,10 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         self._check_fitted()
         model = self._predictor()
         if not model.capabilities.predict:
-            raise ConfigError(f"model '{self.model}' has no predict, so it cannot be saved for "
-                              "new texts: choose a model that predicts")
-        name = self.model if model is self.model_ else "kmeans"  # the nearest-centre rule
+            raise ConfigError(f"model '{self.settings_['model']}' has no predict, so it cannot "
+                              "be saved for new texts: choose a model that predicts")
+        # A model without predict is saved as its nearest-centre rule (a K-means).
+        name = self.settings_["model"] if model is self.model_ else "kmeans"
         return save_model(path, name, model.get_params(), fitted_state(model),
                           vocabulary=self.vocabulary_,
                           preprocess=pipeline_record(self.pipeline_),
@@ -455,11 +489,11 @@ class TextClusterer(ClusterMixin, BaseEstimator):
                           clusterer=self._clusterer_record())
 
     def _representation_record(self):
-        if self.embeddings is not None:
+        embeddings = self.settings_["embeddings"]
+        if embeddings is not None:
             from shortclust.representations import embedding_identity
 
-            return embedding_identity(EMBEDDINGS[self.embeddings]) | {"embeddings":
-                                                                     self.embeddings}
+            return embedding_identity(EMBEDDINGS[embeddings]) | {"embeddings": embeddings}
         if getattr(self, "idf_", None) is not None:  # vector models, nearest centres
             return {"name": "tfidf"}
         return None
@@ -467,8 +501,8 @@ class TextClusterer(ClusterMixin, BaseEstimator):
     def _clusterer_record(self):
         record = {"label_map": self.label_map_.tolist(), "k_choice": self.k_choice_.as_dict(),
                   "top_words": [[[w, float(x)] for w, x in words] for words in self._top_words],
-                  "settings": {key: value for key, value in self.get_params().items()
-                               if key != "progress"}}
+                  "settings": {**{key: value for key, value in self.get_params().items()
+                                  if key != "progress"}, **self.settings_}}
         if getattr(self, "idf_", None) is not None:
             record["idf"] = self.idf_.tolist()
         if self._predictor() is not self.model_:
@@ -480,59 +514,16 @@ class TextClusterer(ClusterMixin, BaseEstimator):
     @classmethod
     def load(cls, path):
         """A fitted clusterer read from a model.zip written by :meth:`save`, ``shortclust
-        cluster`` or ``shortclust run --save-models``.
+        cluster`` or ``shortclust run --save-models`` (:mod:`.clusterer_files`).
 
         Raises
         ------
         ModelFileError
             One line naming the file and the problem.
         """
-        from shortclust.apps.choose_k import KChoice
-        from shortclust.apps.model_files import load_model
+        from shortclust.apps.clusterer_files import load_clusterer
 
-        saved = load_model(path)
-        header = saved.header
-        record = header.get("clusterer") or {}
-        settings = record.get("settings") or {}
-        representation = saved.representation or {}
-        embeddings = representation.get("embeddings")
-        if representation and representation.get("name") not in ("tfidf", None) \
-                and embeddings is None:
-            raise ModelFileError(f"{saved.path}: the model was fitted on a representation "
-                                 "that new texts cannot be given ({}): fit it with "
-                                 "shortclust cluster".format(representation.get("name")))
-        if embeddings is not None:
-            from shortclust.representations import check_embedding_identity
-
-            check_embedding_identity(representation, saved.path)
-        if saved.vocabulary is None or not saved.preprocess:
-            raise ModelFileError(f"{saved.path}: the file lacks the vocabulary or the "
-                                 "preprocessing of the model, so new texts cannot be given to "
-                                 "it: save it again (shortclust cluster)")
-        tc = cls(model=saved.name, **{key: value for key, value in settings.items()
-                                      if key in ("n_clusters", "umap_dims", "preprocess",
-                                                 "language", "reduce_to", "params",
-                                                 "n_top_words", "random_state")})
-        tc.embeddings = embeddings
-        tc.model_ = saved.model
-        tc.vocabulary_ = list(saved.vocabulary)
-        tc.pipeline_ = _saved_pipeline(saved)
-        n_model = int(getattr(saved.model, "n_clusters_", 0) or 0)
-        label_map = record.get("label_map")
-        tc.label_map_ = (np.asarray(label_map, dtype=np.int64) if label_map is not None
-                         else np.arange(n_model, dtype=np.int64))
-        tc.n_clusters_ = int(tc.label_map_.max(initial=-1)) + 1
-        tc.k_choice_ = KChoice(**record["k_choice"]) if record.get("k_choice") \
-            else KChoice(tc.n_clusters_, "given")
-        tc._top_words = [[(str(w), float(x)) for w, x in words]
-                         for words in record.get("top_words", [])]
-        if "idf" in record:
-            tc.idf_ = np.asarray(record["idf"], dtype=np.float64)
-        # A model without predict was saved as its nearest-centre rule (a K-means model).
-        tc.model = settings.get("model", saved.name) if record.get("predictor") else saved.name
-        tc.predictor_ = saved.model if record.get("predictor") else None
-        tc.saved_ = saved
-        return tc
+        return load_clusterer(cls, path)
 
     def _check_fitted(self):
         if not hasattr(self, "model_"):
@@ -569,23 +560,6 @@ def _pipeline_of(corpus):
     from shortclust.data.preprocess import get_pipeline
 
     return get_pipeline(corpus.preprocess)
-
-
-def _saved_pipeline(saved):
-    """The saved model's pipeline here, refused when its version differs."""
-    from shortclust.data.preprocess import get_pipeline
-
-    try:
-        pipeline = get_pipeline(saved.preprocess["name"])
-    except (DataError, ConfigError) as error:
-        raise ModelFileError(f"{saved.path}: {error}") from None
-    if pipeline.version != saved.preprocess.get("version"):
-        raise ModelFileError(
-            f"{saved.path}: the model's preprocessing is {saved.preprocess.get('version')} "
-            f"but here '{pipeline.name}' is {pipeline.version} (other lemmatiser, stemmer or "
-            "stop words), so its words would differ: predict where it was saved, or fit "
-            "again here")
-    return pipeline
 
 
 def _centres(features, labels, n=None):

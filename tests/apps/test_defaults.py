@@ -187,3 +187,33 @@ def test_protocol_winner_is_the_shipped_embedding_default():
     assert umap == shipped["umap_dims"]
     k = options[options.index("--n-clusters") + 1] if "--n-clusters" in options else "auto"
     assert k == shipped["n_clusters"] or (k == "gsdmm" and shipped["n_clusters"] == "auto")
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_textclusterer_and_cluster_have_one_default(no_env, monkeypatch, tmp_path, installed):
+    """`TextClusterer()` runs what `shortclust cluster FILE` runs, extra present or not."""
+    from shortclust.apps.cluster import cluster_config
+    from shortclust.apps.text_clusterer import TextClusterer
+
+    monkeypatch.setattr(defaults, "embeddings_installed", lambda: installed)
+    settings, note = TextClusterer().resolved_settings()
+    assert settings == (EMBEDDINGS_DEFAULT if installed else COUNTS_DEFAULT)
+    request = cluster_config(str(tmp_path / "texts.csv"))
+    assert {key: request.settings[key] for key in settings} == settings
+    assert request.default_note == note
+    # Given settings are kept, in both.
+    given = TextClusterer(model="kmeans", n_clusters=4).resolved_settings()[0]
+    assert given == {"model": "kmeans", "embeddings": None, "umap_dims": 0, "n_clusters": 4}
+
+
+def test_textclusterer_without_the_extra_fits_the_fast_path_and_says_so(no_env, monkeypatch):
+    from shortclust.apps.text_clusterer import TextClusterer
+    from shortclust.models.dmm.gsdmm import GSDMM
+
+    monkeypatch.setattr(defaults, "embeddings_installed", lambda: False)
+    texts = ["red apple pie", "apple pie recipe", "green apple pie", "baked apple pie",
+             "football match tonight", "match football score", "football cup match"]
+    tc = TextClusterer(random_state=0).fit(texts)
+    assert isinstance(tc.model_, GSDMM) and tc.settings_ == COUNTS_DEFAULT
+    assert "not installed" in tc.default_note_
+    assert tc.get_params()["model"] is None  # fit leaves the parameters as given

@@ -127,3 +127,28 @@ def test_minibatch_kmeans_defaults_leave_no_degenerate_cluster_on_3000_raw_tweet
     tc = shortclust.TextClusterer("minibatch_kmeans", n_clusters=6, random_state=0).fit(texts)
     sizes = np.bincount(tc.labels_[tc.labels_ >= 0], minlength=6)
     assert sizes.min() >= 0.01 * sizes.sum(), sizes.tolist()
+
+
+@pytest.mark.slow
+def test_textclusterer_default_is_clusters_default_with_the_extra(tmp_path, monkeypatch):
+    """With the embeddings extra, `TextClusterer()` and `shortclust cluster FILE` run the
+    protocol's default (MiniLM, UMAP, k-means, K by the criterion) and give the same
+    clusters."""
+    pytest.importorskip("umap")
+    pytest.importorskip("sentence_transformers")
+    import csv
+
+    from shortclust.apps.cluster import cluster_config, cluster_file
+    from shortclust.apps.defaults import EMBEDDINGS_DEFAULT
+
+    monkeypatch.delenv("SHORTCLUST_EMBEDDINGS", raising=False)
+    texts, topics = topic_texts(30)
+    tc = shortclust.TextClusterer(random_state=1).fit(texts)
+    assert tc.settings_ == EMBEDDINGS_DEFAULT and "MiniLM" in tc.default_note_
+    path = tmp_path / "texts.csv"
+    with open(path, "w", newline="") as handle:
+        csv.writer(handle).writerows([["text"], *[[t] for t in texts]])
+    result = cluster_file(cluster_config(str(path), seed=1, output=tmp_path / "out"),
+                          progress=False, report=False)
+    assert np.array_equal(result.clusterer.labels_, tc.labels_)
+    assert result.clusterer.k_choice_.as_dict() == tc.k_choice_.as_dict()
