@@ -50,37 +50,44 @@ def parallel_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniform
     and ``cache`` current, as for ``gibbs_sweep``. IN: ``docs``, ``alpha``, ``beta``,
     ``v_beta``, ``n_active``, ``uniforms`` (one per document), ``bounds`` (B + 1
     document offsets). IN/OUT: ``z``, ``stats`` (``cache`` is left stale: refresh it
-    before the next sweep). Scratch: ``local_m``, ``local_n`` (B, K), ``local_wz``
-    (B, V, K), ``local_inv_den`` (B, _BLOCK + 1, K), ``num``, ``den`` (B, K), ``saved``
-    (B, _BLOCK + 1), ``z_start`` (like ``z``), ``opened`` (B, int64). ``local_wz`` and
-    ``dirty`` (B, int64) persist between sweeps: ``local_wz[b][:, c]`` is zero for every
-    ``c >= dirty[b]`` (allocate both zeroed), so a copy costs V x ``n_active`` rather than
-    V x K (the sweep itself reads only ``n_active`` columns of each row it touches).
+    before the next sweep). Scratch, from
+    :func:`~shortclust.models.common.threads.block_scratch` (block b's part is ``[b, :n]``
+    for the unpadded length n, apart from the other blocks' cache lines): ``local_m``,
+    ``local_n`` (B, K), ``local_wz`` (B, V, K), ``local_inv_den`` (B, _BLOCK + 1, K),
+    ``num``, ``den`` (B, K), ``saved`` (B, _BLOCK + 1); and ``z_start`` (like ``z``),
+    ``opened`` (B, int64). ``local_wz`` and ``dirty`` (B, int64) persist between sweeps:
+    ``local_wz[b][:, c]`` is zero for every ``c >= dirty[b]`` (allocate both zeroed), so
+    a copy costs V x ``n_active`` rather than V x K (the sweep itself reads only
+    ``n_active`` columns of each row it touches).
     """
     doc_ptr, doc_words, doc_counts, doc_len = docs
     m_z, n_z, n_wz = stats
     inv_den, empty_inv_den = cache
     n_blocks = bounds.shape[0] - 1
     n_slots = m_z.shape[0]
+    n_words = n_wz.shape[0]
+    n_rows = inv_den.shape[0]
     moved = np.zeros(n_blocks, dtype=np.int64)
     z_start[:] = z
     for b in prange(n_blocks):
-        local_m[b, :] = m_z
-        local_n[b, :] = n_z
-        for w in range(n_wz.shape[0]):
-            local_wz[b, w, :n_active] = n_wz[w, :n_active]
+        block_m, block_n = local_m[b, :n_slots], local_n[b, :n_slots]
+        block_wz, block_inv_den = local_wz[b, :n_words], local_inv_den[b, :n_rows]
+        block_m[:] = m_z
+        block_n[:] = n_z
+        for w in range(n_words):
+            block_wz[w, :n_active] = n_wz[w, :n_active]
             if dirty[b] > n_active:
-                local_wz[b, w, n_active:dirty[b]] = 0
+                block_wz[w, n_active:dirty[b]] = 0
         dirty[b] = n_active
-        local_inv_den[b, :, :] = inv_den
+        block_inv_den[:, :] = inv_den
         opened[b] = 0
         first, last = bounds[b], bounds[b + 1]
         if first < last:
             block_docs = (doc_ptr[first:last + 1], doc_words, doc_counts, doc_len[first:last])
             block_active, moved[b] = gibbs_sweep(
-                block_docs, z[first:last], (local_m[b], local_n[b], local_wz[b]),
-                (local_inv_den[b], empty_inv_den), alpha, beta, v_beta, n_active,
-                uniforms[first:last], num[b], den[b], saved[b])
+                block_docs, z[first:last], (block_m, block_n, block_wz),
+                (block_inv_den, empty_inv_den), alpha, beta, v_beta, n_active,
+                uniforms[first:last], num[b], den[b], saved[b, :n_rows])
             opened[b] = block_active - n_active
             dirty[b] = block_active  # the columns this block may have written
     # Global slot of each block's first new cluster; clusters beyond the last slot revert.
@@ -94,7 +101,7 @@ def parallel_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniform
     for b in prange(n_blocks):
         first, last = bounds[b], bounds[b + 1]
         block_docs = (doc_ptr[first:last + 1], doc_words, doc_counts, doc_len[first:last])
-        block_stats = (local_m[b], local_n[b], local_wz[b])
+        block_stats = (local_m[b, :n_slots], local_n[b, :n_slots], local_wz[b, :n_words])
         for d in range(last - first):
             k = z[first + d]
             if k >= n_active + kept[b]:  # a new cluster with no free slot: undo the move
@@ -106,7 +113,6 @@ def parallel_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniform
                 z[first + d] = k - n_active + offsets[b]
     _merge(m_z, local_m, n_active, offsets, kept)
     _merge(n_z, local_n, n_active, offsets, kept)
-    n_words = n_wz.shape[0]
     for w in prange(n_words):
         _merge(n_wz[w], local_wz[:, w, :], n_active, offsets, kept)
     return moved.sum()

@@ -380,26 +380,27 @@ class _SamplerState:
 
     def _parallel_sweep(self, rng, n_active):
         """:meth:`sweep` over ``threads`` blocks (``_gsdmm_parallel.parallel_sweep``)."""
-        from shortclust.models.common.threads import block_bounds, thread_limit
+        from shortclust.models.common.threads import block_bounds, block_scratch, thread_limit
         from shortclust.models.dmm import _gsdmm_parallel
 
         blocks = self.threads
         if self._blocks is None:
             n_words, n_slots = self.stats[2].shape
+            rows = kernels._BLOCK + 1
             token_ptr = np.concatenate([[0], np.cumsum(self.docs[3])])
             self._blocks = (block_bounds(token_ptr, blocks),
-                            np.empty((blocks, n_slots)), np.empty((blocks, n_slots)),
-                            np.zeros((blocks, n_words, n_slots), dtype=self.stats[2].dtype),
-                            np.empty((blocks, kernels._BLOCK + 1, n_slots)),
-                            np.empty((blocks, n_slots)), np.empty((blocks, n_slots)),
-                            np.empty((blocks, kernels._BLOCK + 1)),
+                            block_scratch(blocks, (n_slots,)), block_scratch(blocks, (n_slots,)),
+                            block_scratch(blocks, (n_words, n_slots), self.stats[2].dtype, 0),
+                            block_scratch(blocks, (rows, n_slots)),
+                            block_scratch(blocks, (n_slots,)), block_scratch(blocks, (n_slots,)),
+                            block_scratch(blocks, (rows,)),
                             np.empty_like(self.moving), np.empty(blocks, dtype=np.int64),
-                            np.zeros(blocks, dtype=np.int64))
-        uniforms = rng.random(self.moving.shape[0])
+                            np.zeros(blocks, dtype=np.int64), np.empty(self.moving.shape[0]))
+        uniforms = rng.random(out=self._blocks[-1])
         with thread_limit(blocks):
             n_moved = _gsdmm_parallel.parallel_sweep(
                 self.docs, self.moving, self.stats, (self.inv_den, self.empty_inv_den),
                 self.alpha, self.beta, self.v_beta, n_active, uniforms, self._blocks[0],
-                *self._blocks[1:])
+                *self._blocks[1:-1])
         self.n_occupied = int(np.count_nonzero(self.stats[0]))
         return int(n_moved)

@@ -29,20 +29,24 @@ def ad_lda_sweep(token_ptr, words, bounds, z, n_dk, n_wk, n_k, alpha, beta, v_be
 
     IN: ``token_ptr``, ``words``, ``bounds`` (B + 1 document offsets), ``alpha``, ``beta``,
     ``v_beta``, ``uniforms`` (one per token of the corpus, in token order). IN/OUT: ``z``,
-    ``n_dk``, ``n_wk``, ``n_k``. Scratch: ``local_wk`` (B, V, K), ``local_k`` (B, K),
-    ``weights`` and ``coef`` (B, K).
+    ``n_dk``, ``n_wk``, ``n_k``. Scratch, from
+    :func:`~shortclust.models.common.threads.block_scratch` (block b's part is
+    ``[b, :V]`` or ``[b, :K]``, apart from the other blocks' cache lines): ``local_wk``
+    (B, V, K), ``local_k``, ``weights`` and ``coef`` (B, K).
     """
     n_blocks = bounds.shape[0] - 1
+    n_words, n_topics = n_wk.shape
     moved = np.zeros(n_blocks, dtype=np.int64)
     for b in prange(n_blocks):
-        local_wk[b, :, :] = n_wk
-        local_k[b, :] = n_k
+        block_wk = local_wk[b, :n_words]
+        block_k = local_k[b, :n_topics]
+        block_wk[:, :] = n_wk
+        block_k[:] = n_k
         first, last = bounds[b], bounds[b + 1]
         if first < last:
-            moved[b] = gibbs_sweep(token_ptr, words, first, last, z, n_dk, local_wk[b],
-                                   local_k[b], alpha, beta, v_beta,
+            moved[b] = gibbs_sweep(token_ptr, words, first, last, z, n_dk, block_wk,
+                                   block_k, alpha, beta, v_beta,
                                    uniforms[token_ptr[first]:], weights[b], coef[b])
-    n_words, n_topics = n_wk.shape
     for w in prange(n_words):
         for k in range(n_topics):
             value = n_wk[w, k]

@@ -120,6 +120,8 @@ class GibbsState:
         self.n_k = np.zeros(n_topics, dtype=np.int32)
         self.phi_w = self.phi_total = None
         self.scratch = (np.empty(n_topics), np.empty(n_topics))
+        #: The parallel sweep's per-block copies and draws, kept between its sweeps.
+        self._blocks = None
         #: Whether every token behind the counts is here (not so for a loaded model).
         self.complete = complete
         self.rebuild()
@@ -181,21 +183,31 @@ class GibbsState:
         return int(n_moved)
 
     def _parallel_sweep(self, alpha, beta, v_beta, rng, threads):
-        from shortclust.models.common.threads import block_bounds, thread_limit
+        from shortclust.models.common.threads import block_bounds, block_scratch, thread_limit
         from shortclust.models.lda import _parallel
 
         tokens = self.tokens
         bounds = block_bounds(tokens.ptr, threads)
         n_words, n_topics = self.n_wk.shape
-        if getattr(self, "_blocks", None) is None or self._blocks[0].shape[0] != threads:
-            self._blocks = (np.empty((threads, n_words, n_topics), dtype=self.n_wk.dtype),
-                            np.empty((threads, n_topics), dtype=self.n_k.dtype),
-                            np.empty((threads, n_topics)), np.empty((threads, n_topics)))
-        uniforms = rng.random(int(tokens.ptr[-1]))
+        n_tokens = int(tokens.ptr[-1])
+        key = (threads, n_words, n_topics, n_tokens)
+        if self._blocks is None or self._blocks[0] != key:
+            # Kept between sweeps: a fresh 17 MB of uniforms per sweep (20NG) cost page
+            # faults, in the serial part of the sweep.
+            self._blocks = (key, np.empty(n_tokens),
+                            block_scratch(threads, (n_words, n_topics), self.n_wk.dtype),
+                            block_scratch(threads, (n_topics,), self.n_k.dtype),
+                            block_scratch(threads, (n_topics,)),
+                            block_scratch(threads, (n_topics,)))
+        uniforms = rng.random(out=self._blocks[1])
         with thread_limit(threads):
             return int(_parallel.ad_lda_sweep(tokens.ptr, tokens.words, bounds, self.z,
                                               self.n_dk, self.n_wk, self.n_k, alpha, beta,
-                                              v_beta, uniforms, *self._blocks))
+                                              v_beta, uniforms, *self._blocks[2:]))
+
+    def drop_scratch(self):
+        """Free what the parallel sweep keeps between sweeps (B copies of the counts)."""
+        self._blocks = None
 
     def estimate(self):
         """``(phi_w, phi_total)``: the topic-word counts (word-major) phi is estimated from."""

@@ -319,6 +319,7 @@ class LDA(HybridStreamMixin, ClusteringModel):
             self.n_moved_history_.append(n_moved)
             if callback is not None:
                 callback(iteration, n_sweeps, int(np.unique(_argmax(state.n_dk)).size))
+        state.drop_scratch()
         self._doc_topic = Growable(self._proportions(state.n_dk))
         self._publish()
         return _argmax(state.n_dk)

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sklearn.metrics import normalized_mutual_info_score
 
 from shortclust.models.lda import _kernels as kernels
-from shortclust.models.common.threads import block_bounds
+from shortclust.models.common.threads import CACHE_LINE, block_bounds, block_scratch
 from shortclust.models.lda._state import GibbsState, Tokens
 from shortclust.models.lda.lda import LDA
 
@@ -67,6 +67,22 @@ def test_block_bounds_cover_every_document_once():
         bounds = block_bounds(ptr, blocks)
         assert bounds[0] == 0 and bounds[-1] == 6 and np.all(np.diff(bounds) >= 0)
         assert bounds.size == blocks + 1
+
+
+@pytest.mark.parametrize("shape, dtype", [((20,), np.float64), ((20,), np.int32),
+                                          ((3,), np.uint16), ((17, 5), np.float64),
+                                          ((40, 300), np.uint16), ((7, 1), np.int8)])
+def test_block_scratch_keeps_blocks_a_cache_line_apart(shape, dtype):
+    scratch = block_scratch(3, shape, dtype, fill=0)
+    assert scratch.flags.c_contiguous and scratch.dtype == dtype
+    assert scratch.shape[0] == 3 and scratch.shape[2:] == shape[1:]
+    base = scratch.ctypes.data
+    for b in range(2):
+        part, following = scratch[b, :shape[0]], scratch[b + 1, :shape[0]]
+        assert part.shape == shape and part.flags.c_contiguous and not part.any()
+        end = part.ctypes.data - base + part.nbytes  # one past block b's last byte
+        # At least a whole line between them: no line can hold bytes of both.
+        assert following.ctypes.data - base - end >= CACHE_LINE
 
 
 def test_threads_one_is_the_sequential_sweep_and_two_finds_the_topics():
