@@ -9,7 +9,9 @@ represented by averaged GloVe 6B 50-d word vectors (``representation: glove``, a
 reproduction's initial clusterings).
 
 HAC_SD runs the sparse path (``HACSimilarity(sparsify="sd", graph="sparse")``): Algorithm 2
-from the vectors in two blocked passes, then Ward on the kept pairs only. With ``--dense``
+from the vectors in two blocked passes (past ``--ann-docs`` texts, 100,000 by default, the
+candidate pairs come from an HNSW index instead: ``_ann_sd``), then Ward on the kept pairs
+only. Past the files' 208,060 texts they repeat, each repeat's labels apart. With ``--dense``
 the dense reference path runs instead (it needs ~8.5 n^2 bytes; refused past max_docs).
 With ``--ic-iters I`` iterative classification then runs I iterations (``tol=None``) on the
 TF-IDF of the counts, started from the HAC_SD labels: HAC_SD_IC.
@@ -22,12 +24,14 @@ kernels first (untimed). The last line on standard output is one JSON object.
 
 import argparse
 import gzip
+import itertools
 import json
 import os
 import platform
 import resource
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -43,29 +47,40 @@ def peak_rss_mib():
 
 
 def concatenation(data_dir, n_docs, path):
-    """Write the first ``n_docs`` texts of the concatenated files to ``path``; their count."""
+    """Write the first ``n_docs`` texts of the concatenated files to ``path``; their count.
+
+    Past the files' 208,060 texts they are repeated, each repeat's labels prefixed by its
+    number (``1:``, ``2:``, ...), so K grows with n as it does up to 208,060.
+    """
     files = sorted(p for p in Path(data_dir).glob("*.jsonl"))
     files += [Path(data_dir) / name for name in LAST_FILES]
     written = 0
     with open(path, "w", encoding="utf-8") as out:
-        for file in files:
-            opener = gzip.open if file.suffix == ".gz" else open
-            with opener(file, "rt", encoding="utf-8") as lines:
-                for line in lines:
-                    if written == n_docs:
-                        return written
-                    record = json.loads(line)
-                    out.write(json.dumps({"text": record["text"],
-                                          "label": f"{file.name.split('.')[0]}/"
-                                                   f"{record['label']}"}) + "\n")
-                    written += 1
-    return written
+        for copy in itertools.count():
+            before = written
+            for file in files:
+                opener = gzip.open if file.suffix == ".gz" else open
+                with opener(file, "rt", encoding="utf-8") as lines:
+                    for line in lines:
+                        if written == n_docs:
+                            return written
+                        record = json.loads(line)
+                        prefix = f"{copy}:" if copy else ""
+                        out.write(json.dumps({"text": record["text"],
+                                              "label": f"{prefix}{file.name.split('.')[0]}/"
+                                                       f"{record['label']}"}) + "\n")
+                        written += 1
+            if written == before:
+                return written
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=200000)
     parser.add_argument("--dense", action="store_true", help="the dense reference path")
+    parser.add_argument("--ann-docs", default="100000",
+                        help="HACSimilarity's ann_docs: past this many texts the pairs come "
+                             "from an HNSW index; 'none' to score every pair (default: 100000)")
     parser.add_argument("--ic-iters", type=int, default=0, help="IC iterations after HAC_SD")
     parser.add_argument("--data-dir", default=os.environ.get("SHORTCLUST_DATA"))
     parser.add_argument("--output", default=None,
@@ -82,6 +97,7 @@ def main(argv=None):
     from shortclust.representations import RepresentationSpec, build_representation
 
     graph = "dense" if args.dense else "sparse"
+    ann_docs = None if args.ann_docs.lower() == "none" else int(args.ann_docs)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "concatenation.jsonl"
@@ -91,17 +107,23 @@ def main(argv=None):
     k = len(set(corpus.labels.tolist()))
     load_seconds = time.perf_counter() - started
     HACSimilarity(n_clusters=5, sparsify="sd", graph=graph).fit(vectors[:300])
+    if ann_docs is not None and not args.dense:  # compile the HNSW route's kernel too
+        HACSimilarity(n_clusters=5, sparsify="sd", graph=graph, ann_docs=100).fit(vectors[:300])
     before = peak_rss_mib()
-    print(f"{n_docs} texts, K={k}, loaded in {load_seconds:.0f} s; HAC_SD ({graph})...",
+    print(f"{n_docs} texts, K={k}, loaded in {load_seconds:.0f} s, peak {before:.0f} MiB; "
+          f"HAC_SD ({graph})...",
           file=sys.stderr, flush=True)
-    model = HACSimilarity(n_clusters=k, sparsify="sd", graph=graph)
+    model = HACSimilarity(n_clusters=k, sparsify="sd", graph=graph, ann_docs=ann_docs)
+    phase = {"name": "hac_sd"}
+    watch(model, phase)
     wall, cpu = time.perf_counter(), time.process_time()
     model.fit(vectors)
     result = {
         "docs": n_docs, "k": k, "graph": graph, "representation": "glove (6B 50-d, averaged)",
         "hac_sd_seconds": round(time.perf_counter() - wall, 1),
         "hac_sd_cpu_seconds": round(time.process_time() - cpu, 1),
-        "n_retained_pairs": int(model.n_retained_),
+        "n_retained_pairs": int(model.n_retained_), "ann_docs": ann_docs,
+        "pair_route": model.pair_route_, "ann_stats": getattr(model, "ann_stats_", None),
         "hac_sd_peak_rss_mib": round(peak_rss_mib()),
         "peak_rss_before_fit_mib": round(before), "load_seconds": round(load_seconds, 1),
         "loadavg_after_hac_sd": os.getloadavg()[0],
@@ -112,6 +134,7 @@ def main(argv=None):
     if args.ic_iters:
         print(f"HAC_SD done in {result['hac_sd_seconds']} s; IC, {args.ic_iters} iterations",
               file=sys.stderr, flush=True)
+        phase["name"] = "ic"
         ic = IterativeClassification(n_clusters=k, max_iter=args.ic_iters, tol=None,
                                      random_state=0)
         wall, cpu = time.perf_counter(), time.process_time()
@@ -127,6 +150,35 @@ def main(argv=None):
     result["versions"] = {"python": platform.python_version(), "numpy": np.__version__}
     archive(args.output, result, "done")
     print(json.dumps(result))
+
+
+def watch(model, phase, every=60.0):
+    """Print, every ``every`` s, the wall and CPU time, memory and the fit's stage (a thread).
+
+    So a run stopped before the end still says where it was. The stage is what the HNSW
+    route writes into the model's ``ann_stats_``; a compiled kernel holding the interpreter
+    delays a line, it never changes one.
+    """
+    started, cpu = time.perf_counter(), time.process_time()
+
+    def report():
+        while True:
+            time.sleep(every)
+            stats = dict(getattr(model, "ann_stats_", None) or {})
+            print(f"[watch] {time.strftime('%H:%M:%S')} fit {time.perf_counter() - started:.0f} s"
+                  f" wall, {time.process_time() - cpu:.0f} s CPU; RSS {current_rss_mib():.0f}"
+                  f" MiB, peak {peak_rss_mib():.0f} MiB; {phase['name']}: {json.dumps(stats)}",
+                  file=sys.stderr, flush=True)
+
+    threading.Thread(target=report, daemon=True).start()
+
+
+def current_rss_mib():
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
 
 
 def archive(path, result, phase):

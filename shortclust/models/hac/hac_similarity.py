@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.hac._ann_sd import ann_sd_pairs, hnswlib_available
 from shortclust.models.hac._sparse_sd import sd_pairs
 from shortclust.models.hac._sparse_ward import pair_weights, sparse_ward
 from shortclust.models.hac._sparsify import knn_sparsify, sd_sparsify
@@ -62,13 +63,18 @@ class HACSimilarity(ClusteringModel):
         same merges as the dense path, up to the order of exactly tied pairs; ``merges_``
         then stops at ``n_clusters`` clusters (``n - n_clusters`` rows). Past ``max_docs``
         dense vectors take a faster route (row statistics from the d x d Gram matrix,
-        float32 products), equal up to float32 ties at the cut-off. See Notes.
+        float32 products), equal up to float32 ties at the cut-off; past ``ann_docs`` an
+        approximate neighbour index proposes the pairs. See Notes.
     max_docs : int, default=30000
         Largest corpus the dense graph accepts. The ``n (n - 1) / 2`` distances are held
         twice while merging (``8 n (n - 1)`` bytes: 3.2 GB for 20,000 documents, 7.2 GB
         for 30,000); a larger corpus is refused before anything is allocated. The sparse
         graph has no such limit: it holds about 40 bytes per kept pair (N = n (n/K - 1) / 2,
         e.g. 1.4e7 pairs for 200,000 texts and K = 1,466).
+    ann_docs : int or None, default=100000
+        With ``graph="sparse"`` and dense vectors, past this many texts Algorithm 2's
+        candidate pairs come from an HNSW index (hnswlib, the ``ann`` extra) instead of
+        scoring every pair; None: always score every pair. See Notes.
     random_state : ignored
         Accepted for the experiment runner's seeds; HAC draws no random numbers.
 
@@ -85,6 +91,10 @@ class HACSimilarity(ClusteringModel):
         The full merge tree in scipy's linkage format.
     n_retained_ : int
         Pairs i < j whose similarity was kept (all ``n (n - 1) / 2`` for ``"none"``).
+    pair_route_ : str or None
+        How the sparse graph found its pairs: ``"exact"`` (every pair, as the dense path),
+        ``"exact-fast"`` (every pair, Gram statistics, float32), ``"hnsw"``; None for the
+        dense graph.
     k_ : int or None
         The k used by ``"knn"``; None otherwise.
     cluster_means_ : ndarray of shape (n_clusters_, n_features_in_)
@@ -129,6 +139,18 @@ class HACSimilarity(ClusteringModel):
     float32, the values the dense path stores (``_sparse_sd``); time stays O(n^2 d).
     On SearchSnippets-test and StackOverflow (GloVe) both graphs give the same labels.
 
+    *Which pairs route, by size* (sparse graph). Up to ``max_docs`` (30,000) every pair is
+    scored exactly as the dense path scores it, so the dense path's labels are reproduced.
+    Up to ``ann_docs`` (100,000) every pair is still scored (``"exact-fast"``): O(n^2 d),
+    measured at 313 s of one core's CPU for 200,000 texts, so about 80 s at 100,000.
+    Past ``ann_docs`` (dense vectors only; TF-IDF stays exact) the quadratic pass would
+    take hours at a million texts, so an HNSW graph (hnswlib) lists each row's nearest
+    neighbours and only listed pairs are scored (``_ann_sd``, which explains why the
+    neighbour lists contain Algorithm 2's pairs up to the index's misses): about
+    O(n k log n). The kept pairs are then those of Algorithm 2 except the ones the index
+    missed; their recall against the exact route and the labels of both are measured
+    in ``benchmarks/README.md`` (``bench_hac_sd_ann.py``).
+
     *k for HAC_kNN.* The paper does not state k. The default, ``n // K - 1``, is the ``l``
     of Algorithm 2 (the neighbours a text has in a cluster of average size), which the
     authors' code also uses for its k-NN variant; it gives HAC_kNN and HAC_SD comparable
@@ -159,20 +181,23 @@ class HACSimilarity(ClusteringModel):
         "sparsify": Options("none", "knn", "sd"),
         "graph": Options("dense", "sparse"),
         "k": NoneOr(Integer(1)),
+        "ann_docs": NoneOr(Integer(1)),
         "random_state": Seed(),
     }
     capabilities = Capabilities(input="both", predict=False, predict_proba=False,
                                 top_words=True, seeded=False)
     # Added after the IC reproduction's runs were archived; "dense" is what ran before.
-    _parameters_added_later = {"graph": "dense"}
+    # ann_docs: every archived run had fewer texts, so its default reproduces them all.
+    _parameters_added_later = {"graph": "dense", "ann_docs": 100000}
 
     def __init__(self, *, n_clusters=8, sparsify="none", k=None, graph="dense",
-                 max_docs=30000, random_state=None):
+                 max_docs=30000, ann_docs=100000, random_state=None):
         self.n_clusters = n_clusters
         self.sparsify = sparsify
         self.k = k
         self.graph = graph
         self.max_docs = max_docs
+        self.ann_docs = ann_docs
         self.random_state = random_state
 
     def _validate_joint_params(self):
@@ -204,7 +229,8 @@ class HACSimilarity(ClusteringModel):
         ------
         ParameterError
             For an out-of-range parameter, malformed X, more than ``max_docs``
-            documents, or fewer documents than ``n_clusters``.
+            documents, fewer documents than ``n_clusters``, or more than ``ann_docs``
+            documents without hnswlib installed.
         """
         self._validate_params()
         vectors, self.vocabulary_ = unit_vectors(X)
@@ -213,6 +239,7 @@ class HACSimilarity(ClusteringModel):
             self._check_size(n_docs)
         require_enough_documents(vectors, self.n_clusters)
         self.k_ = self._neighbours(n_docs) if self.sparsify == "knn" else None
+        self.pair_route_ = self._pair_route(vectors) if self.graph == "sparse" else None
         if n_docs == 1:
             self.merges_, self.n_retained_ = np.zeros((0, 4)), 0
         elif self.graph == "sparse":
@@ -257,11 +284,29 @@ class HACSimilarity(ClusteringModel):
         kept = self._sparsified(vectors)
         return condensed_from_sparse(kept), (kept.nnz - n_docs) // 2
 
+    def _pair_route(self, vectors):
+        """Which route finds the sparse graph's pairs, by size (see Notes)."""
+        n_docs = vectors.shape[0]
+        if self.ann_docs is not None and n_docs > self.ann_docs and not sp.issparse(vectors):
+            if not hnswlib_available():
+                raise ParameterError(
+                    f"graph='sparse' on {n_docs} texts (over ann_docs={self.ann_docs}) needs "
+                    "hnswlib: pip install 'shortclust[ann]', or set ann_docs=None to score "
+                    "every pair (hours at a million texts)")
+            return "hnsw"
+        # Past max_docs no dense path can be matched: the faster passes (_sparse_sd).
+        return "exact-fast" if n_docs > self.max_docs else "exact"
+
     def _sparse_merges(self, vectors):
         """Ward merges down to ``n_clusters`` from Algorithm 2's kept pairs alone."""
-        # Past max_docs no dense path can be matched: the faster passes (_sparse_sd).
-        rows, cols, similarities = sd_pairs(vectors, self.n_clusters,
-                                            fast=vectors.shape[0] > self.max_docs)
+        self.ann_stats_ = {}
+        if self.pair_route_ == "hnsw":
+            rows, cols, similarities = ann_sd_pairs(vectors, self.n_clusters,
+                                                    stats=self.ann_stats_)
+        else:
+            rows, cols, similarities = sd_pairs(vectors, self.n_clusters,
+                                                fast=self.pair_route_ == "exact-fast")
+        self.ann_stats_["stage"] = "ward"
         weights = pair_weights(similarities)
         del similarities
         try:
@@ -295,9 +340,9 @@ class HACWard(HACSimilarity):
     """
 
     def __init__(self, *, n_clusters=8, sparsify="none", k=None, graph="dense",
-                 max_docs=30000, random_state=None):
+                 max_docs=30000, ann_docs=100000, random_state=None):
         super().__init__(n_clusters=n_clusters, sparsify=sparsify, k=k, graph=graph,
-                         max_docs=max_docs, random_state=random_state)
+                         max_docs=max_docs, ann_docs=ann_docs, random_state=random_state)
 
 
 class HACkNN(HACSimilarity):
@@ -307,9 +352,9 @@ class HACkNN(HACSimilarity):
     """
 
     def __init__(self, *, n_clusters=8, sparsify="knn", k=None, graph="dense",
-                 max_docs=30000, random_state=None):
+                 max_docs=30000, ann_docs=100000, random_state=None):
         super().__init__(n_clusters=n_clusters, sparsify=sparsify, k=k, graph=graph,
-                         max_docs=max_docs, random_state=random_state)
+                         max_docs=max_docs, ann_docs=ann_docs, random_state=random_state)
 
 
 class HACSD(HACSimilarity):
@@ -319,9 +364,9 @@ class HACSD(HACSimilarity):
     """
 
     def __init__(self, *, n_clusters=8, sparsify="sd", k=None, graph="dense",
-                 max_docs=30000, random_state=None):
+                 max_docs=30000, ann_docs=100000, random_state=None):
         super().__init__(n_clusters=n_clusters, sparsify=sparsify, k=k, graph=graph,
-                         max_docs=max_docs, random_state=random_state)
+                         max_docs=max_docs, ann_docs=ann_docs, random_state=random_state)
 
 
 # --- similarities and distances ---------------------------------------------------------------

@@ -60,14 +60,14 @@ def test_clone_and_get_params_round_trip(model_class):
     copy = clone(model)
     assert copy is not model and copy.get_params() == model.get_params()
     assert set(model.get_params()) == {"n_clusters", "sparsify", "k", "graph", "max_docs",
-                                       "random_state"}
+                                       "ann_docs", "random_state"}
     assert model_class().set_params(**model.get_params()).get_params() == model.get_params()
 
 
 @pytest.mark.parametrize("params, name", [
     ({"n_clusters": 0}, "n_clusters"), ({"n_clusters": 2.0}, "n_clusters"),
     ({"sparsify": "mutual"}, "sparsify"), ({"k": 0}, "k must"), ({"k": 2.5}, "k must"),
-    ({"k": True}, "k must"), ({"max_docs": 0}, "max_docs"),
+    ({"k": True}, "k must"), ({"max_docs": 0}, "max_docs"), ({"ann_docs": 0}, "ann_docs"),
 ])
 def test_bad_parameters_raise_one_line_parameter_errors(params, name):
     X, _ = planted_counts()

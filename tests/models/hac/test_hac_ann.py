@@ -1,0 +1,91 @@
+"""HAC_SD's HNSW route (``_ann_sd``) against the exact route that scores every pair."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+from shortclust.errors import ParameterError
+from shortclust.models.hac import _ann_sd, hac_similarity
+from shortclust.models.hac._sparse_sd import _gram_statistics, sd_pairs
+from shortclust.models.hac.hac_similarity import HACSimilarity
+
+pytest.importorskip("hnswlib")
+
+
+def _clustered_rows(seed, n=2000, d=16, centres=25, spread=0.8):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(centres, d))[rng.integers(0, centres, n)]
+    x += spread * rng.normal(size=(n, d))
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def _slow_score_lists(v, rows, labels, mean, scale, threshold, cutoff, last):
+    """The kernel's definition, a pair at a time (each pair from the row realising its max)."""
+    scores, keys, short = [], [], []
+    n = v.shape[0]
+    for r, i in enumerate(rows):
+        listed = [(j, float(np.dot(v[i], v[j]))) for j in labels[r] if j != i and j >= 0]
+        is_short = min((s for _, s in listed), default=np.inf) >= threshold[i]
+        short.append(is_short)
+        if is_short and not last:
+            continue
+        for j, s in listed:
+            a_ij, a_ji = (s - mean[i]) * scale[i], (s - mean[j]) * scale[j]
+            if a_ij > a_ji or (a_ij == a_ji and i < j):
+                if a_ij >= cutoff:
+                    scores.append(a_ij)
+                    keys.append(min(i, j) * n + max(i, j))
+    return np.array(scores), np.array(keys, dtype=np.int64), np.array(short)
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("last", [False, True])
+def test_score_lists_kernel_is_its_definition(last):
+    v = _clustered_rows(1, n=300, d=8).astype(np.float32)
+    mean, std = _gram_statistics(v.astype(np.float64))
+    scale = 1.0 / std
+    threshold = mean + 1.0 * std
+    rng = np.random.default_rng(2)
+    rows = rng.choice(300, 40, replace=False).astype(np.int64)
+    labels = np.stack([rng.choice(300, 12, replace=False) for _ in rows]).astype(np.int64)
+    labels[:, 0] = rows  # the row itself, as an index lists it first
+    got = _ann_sd._score_lists(v, rows, labels, mean, scale, threshold, 0.5, last)
+    want = _slow_score_lists(v, rows, labels, mean, scale, threshold, 0.5, last)
+    np.testing.assert_array_equal(got[2], want[2])
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    assert got[1].size > 0
+
+
+@pytest.mark.parametrize("seed, k", [(0, 25), (1, 10), (2, 60)])
+def test_hnsw_route_recalls_the_exact_pairs(seed, k):
+    vectors = _clustered_rows(seed)
+    exact = set(zip(*sd_pairs(vectors, k, fast=True)[:2]))
+    stats = {}
+    rows, cols, similarities = _ann_sd.ann_sd_pairs(vectors, k, stats=stats)
+    found = set(zip(rows.tolist(), cols.tolist()))
+    assert len(found) == len(exact) == rows.size
+    assert np.all(rows < cols)
+    assert len(found & exact) >= 0.99 * len(exact), stats
+    np.testing.assert_allclose(similarities, np.einsum("ij,ij->i", vectors[rows], vectors[cols]),
+                               atol=1e-5)
+
+
+def test_hac_sd_past_ann_docs_takes_the_hnsw_route_and_agrees():
+    vectors = _clustered_rows(3, n=1500)
+    exact = HACSimilarity(n_clusters=25, sparsify="sd", graph="sparse").fit(vectors)
+    ann = HACSimilarity(n_clusters=25, sparsify="sd", graph="sparse", ann_docs=1000).fit(vectors)
+    again = HACSimilarity(n_clusters=25, sparsify="sd", graph="sparse", ann_docs=1000).fit(vectors)
+    assert (exact.pair_route_, ann.pair_route_) == ("exact", "hnsw")
+    assert ann.ann_stats_["rows_truncated"] == 0
+    assert adjusted_rand_score(exact.labels_, ann.labels_) > 0.9
+    np.testing.assert_array_equal(ann.labels_, again.labels_)  # reproducible
+
+
+def test_hnsw_route_without_hnswlib_is_refused_with_the_fix(monkeypatch):
+    monkeypatch.setattr(hac_similarity, "hnswlib_available", lambda: False)
+    model = HACSimilarity(n_clusters=5, sparsify="sd", graph="sparse", ann_docs=100)
+    with pytest.raises(ParameterError, match=r"shortclust\[ann\].*ann_docs=None"):
+        model.fit(_clustered_rows(4, n=200))
+    assert HACSimilarity(n_clusters=5, sparsify="sd", graph="sparse", ann_docs=None).fit(
+        _clustered_rows(4, n=200)).pair_route_ == "exact"
