@@ -183,8 +183,8 @@ def cluster(
     n_clusters: str = typer.Option(
         "auto", "--n-clusters", "-k", metavar="K|auto|gsdmm|hdbscan|silhouette|...",
         help="Number of clusters, or how it is chosen: auto (default: the default path's "
-             "own, silhouette on embeddings, gsdmm on word counts), gsdmm (GSDMM with a "
-             "generous bound, small clusters merged), or on embeddings hdbscan, silhouette, "
+             "own, silhouette-cosine on embeddings, gsdmm on word counts), gsdmm (GSDMM "
+             "with a generous bound, small clusters merged), or on embeddings hdbscan, silhouette, "
              "calinski, silhouette-cosine, hdbscan-kmeans (shortclust.apps.reduced)."),
     embeddings: Optional[str] = typer.Option(
         None, "--embeddings", metavar="minilm|glove|none",

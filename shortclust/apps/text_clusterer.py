@@ -36,8 +36,9 @@ class TextClusterer(ClusterMixin, BaseEstimator):
     model : str or None, default=None
         A registered model (``shortclust models`` lists them). None: ``shortclust
         cluster``'s default, chosen by the defaults protocol (:mod:`shortclust.apps.defaults`):
-        k-means on MiniLM embeddings reduced by UMAP when the ``embeddings`` extra is
-        installed, else GSDMM on word counts, the fast path (:attr:`default_note_` says which).
+        k-means on MiniLM embeddings reduced by UMAP, K by the cosine silhouette in the
+        MiniLM space, when the ``embeddings`` extra is installed; else GSDMM on word counts,
+        the fast path (:attr:`default_note_` says which).
     n_clusters : int, "auto", "gsdmm" or a procedure of :mod:`~shortclust.apps.reduced`
         The number of clusters, or how to choose it: ``"auto"``/``"gsdmm"``, GSDMM with a
         generous bound, small clusters merged (:mod:`shortclust.apps.choose_k`); with
