@@ -54,6 +54,11 @@ them retired, and these 3); the winner is the best of 8 ranked on the same 9 set
 margin over BERTopic on them is optimistic, and only texts outside them (the issue's hidden
 corpora) test it.
 
+What ran (written after the fits): seeds 0 and 1 for the new candidates, ``umap-silhouette``,
+``umap-hdbscan`` and both BERTopic rows; seed 0 only for ``umap-kmeans-gsdmmK``,
+``kmeans-minilm-auto`` and ``gsdmm-auto``; no seed 2 (a shared two-core machine at load
+8-10). The table's ``runs`` column says so per cell.
+
 After the rule, a per-set test over seeds: the winner's seed NMIs against BERTopic
 defaults' (Welch's t-test, two-sided, 5%): a set counts as above or below only when the
 test says so, otherwise "within noise".
