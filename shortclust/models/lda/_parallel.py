@@ -10,10 +10,14 @@ its own); after the sweep the copies' changes are added to the shared counts
 moves: that is the approximation (the sampler is no longer the exact collapsed Gibbs
 chain); after every sweep the counts are again exactly those of the topics ``z``.
 
-The blocks run under numba's ``prange``; a block's result depends only on the counts at
-the start of the sweep and on its own uniforms (the sweep's draws are made as the
-sequential sweep makes them, token by token), so the labels depend on B and the seed,
-not on how many threads actually ran or in which order.
+The blocks run under numba's ``prange``. Each block draws its own uniforms, one per
+token in token order, from a generator of its own (numpy's ``Generator``, PCG64) seeded
+for this sweep from the fit's generator (:func:`block_generators`: B seeds per sweep),
+in its own thread: drawn by the fit's generator on one thread, the 2.2 million uniforms
+of a 20NG sweep took about 5 ms, serial work beside a 2-thread sweep of about 45 ms. A
+block's result depends only on the counts at the start of the sweep and on its
+generator, so the labels depend on B and the seed, not on how many threads actually ran
+or in which order.
 """
 
 import numpy as np
@@ -22,14 +26,22 @@ from numba import njit, prange
 from shortclust.models.lda._kernels import gibbs_sweep
 
 
+def block_generators(rng, n_blocks):
+    """This sweep's generator of each block: PCG64 seeded by B draws of the fit's ``rng``."""
+    seeds = rng.integers(0, 2**63, size=n_blocks)
+    return tuple(np.random.Generator(np.random.PCG64(int(seed))) for seed in seeds)
+
+
 @njit(cache=True, parallel=True)
 def ad_lda_sweep(token_ptr, words, bounds, z, n_dk, n_wk, n_k, alpha, beta, v_beta,
-                 uniforms, local_wk, local_k, weights, coef):
+                 generators, uniforms, local_wk, local_k, weights, coef):
     """One AD-LDA sweep over the blocks ``bounds[b]..bounds[b+1]-1``; tokens moved.
 
     IN: ``token_ptr``, ``words``, ``bounds`` (B + 1 document offsets), ``alpha``, ``beta``,
-    ``v_beta``, ``uniforms`` (one per token of the corpus, in token order). IN/OUT: ``z``,
-    ``n_dk``, ``n_wk``, ``n_k``. Scratch, from
+    ``v_beta``, ``generators`` (B numpy Generators: block b's uniforms, one per token of
+    the block in token order, are ``generators[b].random()`` drawn one after another).
+    IN/OUT: ``z``, ``n_dk``, ``n_wk``, ``n_k``, ``generators`` (advanced). OUT:
+    ``uniforms`` (one per token of the corpus: the draws made). Scratch, from
     :func:`~shortclust.models.common.threads.block_scratch` (block b's part is
     ``[b, :V]`` or ``[b, :K]``, apart from the other blocks' cache lines): ``local_wk``
     (B, V, K), ``local_k``, ``weights`` and ``coef`` (B, K).
@@ -44,9 +56,13 @@ def ad_lda_sweep(token_ptr, words, bounds, z, n_dk, n_wk, n_k, alpha, beta, v_be
         block_k[:] = n_k
         first, last = bounds[b], bounds[b + 1]
         if first < last:
+            generator = generators[b]
+            block_uniforms = uniforms[token_ptr[first]:token_ptr[last]]
+            for i in range(block_uniforms.shape[0]):
+                block_uniforms[i] = generator.random()
             moved[b] = gibbs_sweep(token_ptr, words, first, last, z, n_dk, block_wk,
-                                   block_k, alpha, beta, v_beta,
-                                   uniforms[token_ptr[first]:], weights[b], coef[b])
+                                   block_k, alpha, beta, v_beta, block_uniforms,
+                                   weights[b], coef[b])
     for w in prange(n_words):
         for k in range(n_topics):
             value = n_wk[w, k]

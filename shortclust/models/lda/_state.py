@@ -168,7 +168,8 @@ class GibbsState:
         """One Gibbs sweep over every token (draws made slice by slice); tokens moved.
 
         ``threads > 1``: an AD-LDA sweep over that many blocks of documents
-        (:mod:`~shortclust.models.lda._parallel`), the same uniforms drawn at once.
+        (:mod:`~shortclust.models.lda._parallel`), each block's uniforms drawn in its
+        thread by a generator seeded from ``rng``.
         """
         tokens, z = self.tokens, self.z
         v_beta = self.n_wk.shape[0] * beta
@@ -192,18 +193,18 @@ class GibbsState:
         n_tokens = int(tokens.ptr[-1])
         key = (threads, n_words, n_topics, n_tokens)
         if self._blocks is None or self._blocks[0] != key:
-            # Kept between sweeps: a fresh 17 MB of uniforms per sweep (20NG) cost page
-            # faults, in the serial part of the sweep.
+            # Kept between sweeps: a fresh 17 MB for the uniforms per sweep (20NG) costs
+            # page faults.
             self._blocks = (key, np.empty(n_tokens),
                             block_scratch(threads, (n_words, n_topics), self.n_wk.dtype),
                             block_scratch(threads, (n_topics,), self.n_k.dtype),
                             block_scratch(threads, (n_topics,)),
                             block_scratch(threads, (n_topics,)))
-        uniforms = rng.random(out=self._blocks[1])
+        generators = _parallel.block_generators(rng, threads)
         with thread_limit(threads):
             return int(_parallel.ad_lda_sweep(tokens.ptr, tokens.words, bounds, self.z,
                                               self.n_dk, self.n_wk, self.n_k, alpha, beta,
-                                              v_beta, uniforms, *self._blocks[2:]))
+                                              v_beta, generators, *self._blocks[1:]))
 
     def drop_scratch(self):
         """Free what the parallel sweep keeps between sweeps (B copies of the counts)."""

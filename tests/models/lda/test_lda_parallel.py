@@ -23,22 +23,25 @@ def _counts(seed=0, n_docs=90, n_words=40, topics=3):
 
 def _emulated_fit(counts, n_topics, alpha, beta, n_sweeps, threads, seed):
     """AD-LDA written out: each block swept against copies taken at the start of the
-    sweep, one block after another, the copies' changes then summed into the counts."""
+    sweep, one block after another, with uniforms from a PCG64 generator seeded by the
+    sweep's b-th seed drawn from the fit's generator, the copies' changes then summed
+    into the counts."""
     rng = np.random.default_rng(seed)
     state = GibbsState.initial(Tokens.from_counts(counts), counts.shape[1], n_topics, rng)
     tokens = state.tokens
     bounds = block_bounds(tokens.ptr, threads)
     for _ in range(n_sweeps):
-        uniforms = rng.random(int(tokens.ptr[-1]))
+        seeds = rng.integers(0, 2**63, size=threads)
         start_wk, start_k = state.n_wk.copy(), state.n_k.copy()
         delta_wk, delta_k = np.zeros_like(start_wk), np.zeros_like(start_k)
         for b in range(threads):
             first, last = bounds[b], bounds[b + 1]
+            uniforms = np.random.default_rng(int(seeds[b])).random(
+                int(tokens.ptr[last] - tokens.ptr[first]))
             wk, k = start_wk.copy(), start_k.copy()
             kernels.gibbs_sweep(tokens.ptr, tokens.words, first, last, state.z, state.n_dk,
                                 wk, k, alpha, beta, counts.shape[1] * beta,
-                                uniforms[tokens.ptr[first]:], np.empty(n_topics),
-                                np.empty(n_topics))
+                                uniforms, np.empty(n_topics), np.empty(n_topics))
             delta_wk += wk - start_wk
             delta_k += k - start_k
         state.n_wk[...] = start_wk + delta_wk
