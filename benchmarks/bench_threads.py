@@ -71,7 +71,9 @@ def parse_args(argv):
     parser.add_argument("--small", action="store_true",
                         help="tiny workloads (GoogleNews-T once, few sweeps): checks the script")
     parser.add_argument("--no-tomotopy", action="store_true", help="leave tomotopy out")
-    parser.add_argument("--out", default=None, help="also write the Markdown table here")
+    parser.add_argument("--out", default=None,
+                        help="also write the Markdown table here (and its figures as JSON "
+                             "beside it, the same name with .json)")
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
@@ -251,16 +253,25 @@ def main(argv=None):
         except ImportError:
             sys.exit("error: tomotopy is not installed: pip install 'shortclust[bench]', "
                      "or pass --no-tomotopy")
-    load_before = os.getloadavg()[0]
+    load_before, started = os.getloadavg()[0], time.perf_counter()
     results = measure(args)
     rows = summary(results, args)
     text = markdown(rows, args, load_before, os.getloadavg()[0])
+    elapsed = time.perf_counter() - started
+    text += f"\nThe whole run took {elapsed / 60:.1f} minutes.\n"
     print(text)
+    record = json.dumps({"benchmark": "threads", "small": args.small, "repeats": args.repeats,
+                         "load_before": load_before, "load_after": os.getloadavg()[0],
+                         "elapsed_seconds": round(elapsed, 1),
+                         "rows": [{**r, "key": list(k)} for k, r in rows.items()]},
+                        default=str)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
             handle.write(text)
-    print(json.dumps({"benchmark": "threads", "small": args.small, "repeats": args.repeats,
-                      "rows": [{**r, "key": list(k)} for k, r in rows.items()]}, default=str))
+        # The figures behind the table, beside it (the same name, .json).
+        with open(os.path.splitext(args.out)[0] + ".json", "w", encoding="utf-8") as handle:
+            handle.write(record + "\n")
+    print(record)
 
 
 if __name__ == "__main__":
