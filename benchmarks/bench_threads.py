@@ -1,8 +1,11 @@
 """Threads inside one fit: GSDMM and LDA at threads 1 and 2, tomotopy LDA at workers 1 and 2.
 
-Usage (on an idle machine with 2 free cores; about 5 minutes)::
+Usage (on an idle machine with 2 free cores; estimated 4 minutes for the default 5
+repeats: a 1-repeat run took 2.5 minutes at load average 10, of which 1.8 were the fits,
+which run about 3 times faster on free cores)::
 
-    python benchmarks/bench_threads.py --out benchmarks/threads_timing.md
+    python benchmarks/bench_threads.py --out results/benchmark/threads/timing.md
+    python benchmarks/bench_threads.py --repeats 3 --out /tmp/threads.md   # shorter
     python benchmarks/bench_threads.py --small            # a check of the script (a minute)
 
 Workloads (issue 31, item 4):
