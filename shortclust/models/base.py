@@ -3,10 +3,12 @@
 A model file in ``shortclust/models`` defines one public estimator, registered by name in
 ``shortclust.models._MODELS`` (imported lazily, on first use). The estimator must provide:
 
-1. **A class derived from** :class:`ClusteringModel` (scikit-learn's ``ClusterMixin`` and
-   ``BaseEstimator``), whose ``__init__`` takes keyword-only hyperparameters only and
-   stores each one unchanged under its own name, so ``get_params``, ``set_params`` and
-   ``clone`` work.
+1. **A class derived from** :class:`ClusteringModel` (scikit-learn's estimator contract:
+   ``get_params``, ``set_params``, the repr and ``fit_predict`` of its ``BaseEstimator``
+   and ``ClusterMixin``, implemented in :mod:`shortclust.models.common.estimator` so that
+   a model that does not use scikit-learn does not import it), whose ``__init__`` takes
+   keyword-only hyperparameters only and stores each one unchanged under its own name, so
+   ``get_params``, ``set_params`` and ``sklearn.base.clone`` work.
 2. **``_parameter_constraints``**, a class attribute: a dict naming every constructor
    parameter (``random_state`` included) with the rule its value must satisfy: one of the
    constraints below, or a list of them (alternatives; a value is valid if any accepts
@@ -71,9 +73,9 @@ from collections import abc
 from dataclasses import dataclass, fields
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
 
 from shortclust.errors import ModelDeclarationError, ParameterError, short_repr
+from shortclust.models.common.estimator import Estimator, check_is_fitted  # noqa: F401
 from shortclust.models.common.identity import (  # noqa: F401 (re-exported: part of the contract)
     _check_added_parameters,
     identity_params,
@@ -83,8 +85,8 @@ from shortclust.models.common.identity import (  # noqa: F401 (re-exported: part
 __all__ = [
     "INPUTS", "Boolean", "Capabilities", "ClusteringModel", "Constraint", "Integer",
     "Interval", "ModelDeclarationError", "ModelName", "NoneOr", "Options", "ParamDict",
-    "Real", "Seed", "check_declarations", "identity_params", "validate_params",
-    "with_added_parameters",
+    "Real", "Seed", "check_declarations", "check_is_fitted", "identity_params",
+    "validate_params", "with_added_parameters",
 ]
 
 # What ``fit`` takes (Capabilities.input): integer term counts only, float document
@@ -401,7 +403,7 @@ _METHODS = {"fit_counts": "fit", "incremental": "partial_fit", "predict": "predi
 
 # --- the base class -------------------------------------------------------------------------
 
-class ClusteringModel(ClusterMixin, BaseEstimator):
+class ClusteringModel(Estimator):
     """Base class of the clustering models: parameter checks from the declarations.
 
     Subclasses declare ``_parameter_constraints`` and ``capabilities`` (see the module
@@ -416,8 +418,8 @@ class ClusteringModel(ClusterMixin, BaseEstimator):
     def _validate_params(self):
         """Check every constructor parameter against the class's declared constraints.
 
-        Overrides scikit-learn's method of the same name, which reads scikit-learn's own
-        constraint types.
+        scikit-learn's estimators have a method of the same name, which reads
+        scikit-learn's own constraint types; this one reads ours.
 
         Raises
         ------
@@ -512,7 +514,7 @@ def _check_capabilities(model_class, name):
 def _check_constraints(model_class, name):
     try:
         params = model_class._get_param_names()
-    except RuntimeError as error:  # scikit-learn refuses an __init__ with *args
+    except RuntimeError as error:  # an __init__ with *args, refused as scikit-learn does
         raise ModelDeclarationError(f"{name}: {error}") from None
     constraints = getattr(model_class, "_parameter_constraints", None)
     if not isinstance(constraints, dict):

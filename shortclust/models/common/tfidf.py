@@ -11,9 +11,9 @@ document vectors (KMeans, MiniBatchKMeans, HAC_SD and its variants, k-means--);
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.common.validation import as_counts, same_columns
 from shortclust.models.base import Integer
 

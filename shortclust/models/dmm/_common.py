@@ -9,9 +9,9 @@ on those, the functions below the array helpers.
 import time
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.dmm import _gsdmm_kernels as kernels
 from shortclust.models.common.term_weights import binary_matrix
 from shortclust.models.common.validation import same_columns

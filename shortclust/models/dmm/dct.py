@@ -3,9 +3,9 @@
 import time
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.dmm import _dct_kernels as kernels
 from shortclust.models.dmm._common import count_dtype, doc_arrays, fit_in_steps, zero_stats
 from shortclust.models.common.validation import as_counts, same_columns, stream_batch

@@ -5,10 +5,10 @@ import time
 
 import numpy as np
 from scipy.special import digamma, expit, gammaln, logsumexp, xlogy
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval, Options,
                                     Real, Seed)
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.common.invariants import DMAFP_MIN_PRIOR as MIN_PRIOR
 from shortclust.models.common.invariants import FITTED_INVARIANTS
 from shortclust.models.common.validation import as_counts, same_columns

@@ -1,9 +1,9 @@
 """MStream and MStreamF: Dirichlet process mixtures for streams of short documents."""
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.dmm import _mstream_kernels as kernels
 from shortclust.models.dmm._common import (DMMMixin, binarised, count_dtype_for, doc_arrays,
                                            fit_in_steps, zero_stats)

@@ -2,8 +2,8 @@
 
 import numpy as np
 from scipy.special import digamma
-from sklearn.utils.validation import check_is_fitted
 
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.dmm import _ttm_kernels as kernels
 from shortclust.models.dmm._dct_kernels import update_topic_beta
 from shortclust.models.lda._kernels import build_counts

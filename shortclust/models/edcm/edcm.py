@@ -2,8 +2,8 @@
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted
 
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.edcm import _em as em
 from shortclust.models.edcm._online import Windows
 from shortclust.models.common.validation import as_counts, same_columns

@@ -9,9 +9,9 @@ is importable from here too, as before.
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.hac._ann_sd import ann_sd_pairs, hnswlib_available
 from shortclust.models.hac._sparse_sd import sd_pairs
 from shortclust.models.hac._sparse_ward import pair_weights, sparse_ward

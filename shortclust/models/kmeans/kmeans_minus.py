@@ -10,9 +10,9 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.common.tfidf import (n_nonempty, require_enough_documents,
                                              sklearn_random_state, top_words_of, unit_vectors)
 from shortclust.models.base import Capabilities, ClusteringModel, Integer, Interval, Seed

@@ -9,8 +9,6 @@ similarity-based models represent documents as vectors of word weights "(e.g., T
 TF-IDF rows (``configs/papers/gsdmm/kmeans_counts.yaml``, ``results/gsdmm/table2.md``).
 """
 
-from sklearn.feature_extraction.text import TfidfTransformer
-
 from shortclust.models.common.validation import as_counts
 from shortclust.models.base import Boolean, Capabilities, NoneOr, Options
 from shortclust.models.kmeans.kmeans import KMeans
@@ -120,6 +118,8 @@ class KMeansVSM(KMeans):
         self._validate_params()
         counts, vocabulary = as_counts(X)
         self._check_corpus(counts)
+        from sklearn.feature_extraction.text import TfidfTransformer  # where it is used
+
         transformer = TfidfTransformer(norm=self.norm, use_idf=self.use_idf,
                                        smooth_idf=self.smooth_idf,
                                        sublinear_tf=self.sublinear_tf)

@@ -4,9 +4,9 @@ import numbers
 import time
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.common.hybrid import HYBRID_CONSTRAINTS, HybridStreamMixin
 from shortclust.models.lda._state import GibbsState, Growable, Tokens, fold_in
 from shortclust.models.common.validation import as_counts, same_columns, stream_batch

@@ -8,9 +8,9 @@ with sparse-dense products (numpy/scipy BLAS) so the weighted matrix Y is never 
 
 import numpy as np
 import scipy.linalg
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.common.term_weights import (
     WEIGHTINGS, factors_memory_bytes, term_weights, weight_documents,
 )

@@ -1,8 +1,8 @@
 """RLSI: Regularized Latent Semantic Indexing, the Ncut-NMF paper's sparse baseline."""
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.common.term_weights import (
     factors_memory_bytes, term_weights, weight_documents,
 )

@@ -11,9 +11,9 @@ compiled online pass); the hybrid schedule in ``_hybrid``.
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import softmax
-from sklearn.utils.validation import check_is_fitted
 
 from shortclust.errors import ParameterError
+from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.common.hybrid import HYBRID_CONSTRAINTS, HybridStreamMixin
 from shortclust.models.vmf._em import (Mixture, e_step, initial_mixture, m_step,
                                          nonempty_rows, run_em, seed_directions)
