@@ -161,6 +161,34 @@ def test_metric_matches_sklearn(name, case):
     _assert_close(M.evaluate(true, pred, [name])[name], expected)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_ami_matches_sklearn_on_random_labelings(seed):
+    # AMI is ours (Vinh et al. 2010, Eq. 24), not scikit-learn's: held to it over labelings
+    # of every shape, from independent to nearly equal, both normalisations.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 600))
+    true = rng.integers(0, int(rng.integers(1, 40)), n)
+    noise = rng.integers(0, int(rng.integers(1, 80)), n)
+    pred = np.where(rng.random(n) < rng.random(), true, noise)
+    for name, average in (("ami", "arithmetic"), ("ami_max", "max")):
+        expected = skm.adjusted_mutual_info_score(true, pred, average_method=average)
+        _assert_close(M.evaluate(true, pred, [name])[name], expected)
+
+
+@pytest.mark.parametrize("true, pred", [([0, 0, 1, 1], [0, 1, 0, 1]),
+                                        ([0, 0, 0, 1, 1, 2], [0, 1, 1, 1, 2, 2]),
+                                        ([0, 1, 2, 3, 3, 3, 3], [0, 0, 1, 1, 2, 2, 2])])
+def test_expected_mutual_information_is_the_mean_over_permutations(true, pred):
+    # The definition: the mean MI of the labelings against every permutation of the
+    # clusters (documents relabelled), by brute force.
+    table = M._Table(true, pred)
+    mis = [M._Table(true, np.asarray(pred)[list(order)]).mi
+           for order in permutations(range(len(pred)))]
+    expected = math.fsum(mis) / len(mis)
+    assert M.expected_mutual_info(table.class_sizes, table.cluster_sizes, table.n) == \
+        pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
 def test_ari_does_not_overflow_on_large_inputs():
     # Pair-count products exceed int64 from n ~ 60k on; sklearn uses Python ints.
     true, pred = _random_pair(8, 200_000, 50, 80, 0.5)
