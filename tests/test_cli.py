@@ -74,6 +74,28 @@ def test_importing_the_cli_loads_no_heavy_module():
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
+def test_a_gsdmm_run_imports_neither_scikit_learn_nor_pandas(tmp_path):
+    # `make run` is 20 GSDMM fits of a second in all; importing scikit-learn (scipy.stats)
+    # or pandas would cost more CPU than the fits. The whole command, in a fresh process:
+    # reading, fitting, metrics (AMI and ACC included), records, run files, summary.
+    corpus = write_corpus(tmp_path / "tiny.jsonl")
+    config = tmp_path / "gsdmm.yaml"
+    config.write_text(f"name: light\ndataset: {corpus}\npreprocess: none\nmodel:\n"
+                      "  name: gsdmm\n  params: {n_clusters: 4, max_iter: 3}\nruns: 2\n")
+    code = ("import sys\nfrom shortclust.cli import main\ntry:\n    main()\n"
+            "except SystemExit as exit:\n    assert not exit.code, exit.code\n"
+            "print('heavy:', [m for m in ('sklearn', 'pandas', 'scipy.optimize', 'joblib') "
+            "if m in sys.modules])")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", code, "run", str(config), "--output",
+                           str(tmp_path / "out")], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "heavy: []", done.stdout + done.stderr
+    header = (tmp_path / "out" / "summary.md").read_text().splitlines()[0]
+    assert "| ami |" in header and "| acc |" in header  # computed, without them
+
+
 def test_missing_config_in_a_real_process(tmp_path):
     done = run_module("run", "nope.yaml", cwd=tmp_path)
     assert done.returncode == 2

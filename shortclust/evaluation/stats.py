@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Hashable, Iterable, Mapping
 
 import numpy as np
-import pandas as pd
 
 #: Significance level of every t-test the tables report (two-tailed).
 ALPHA = 0.05
@@ -170,6 +169,7 @@ def summarize_groups(frame: pd.DataFrame, by, columns: list[str],
 
     Examples
     --------
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"k": [2, 2, 3], "nmi": [0.5, 0.7, 0.9]})
     >>> print(summarize_groups(frame, "k", ["nmi"]).round(4).to_string(index=False))
      k  runs  nmi_mean  nmi_std

@@ -43,6 +43,8 @@ def resolve_jobs(jobs: int) -> int:
     every run slower (each worker fits with one thread), so ``--jobs 999`` means every core.
     """
     jobs = int(jobs)
+    if jobs == 1:
+        return 1  # whatever the cores; counting them imports joblib (0.1 s)
     cores = cpu_cores()
     if jobs >= 1:
         return min(jobs, cores)

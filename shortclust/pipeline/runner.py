@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from shortclust._progress import ProgressBars
 from shortclust.config import ExperimentConfig
@@ -36,7 +35,7 @@ from shortclust.pipeline.records import (
     RecordStore, first_of_each_run, make_record, read_archive, write_archive,
 )
 from shortclust.pipeline.resume import before_first_write, select_runs
-from shortclust.pipeline.summary import summarize, summary_table, write_summary
+from shortclust.pipeline.summary import summarize, summary_rows, summary_table, write_summary
 from shortclust.representations import coverage_line
 
 __all__ = ["ExperimentInterrupted", "ExperimentResult", "RunOptions", "resolve_jobs",
@@ -135,7 +134,8 @@ class ExperimentResult:
         The record of each planned run that has one (the first found), in plan order:
         what tables of this experiment are computed from.
     summary : pandas.DataFrame
-        :func:`~shortclust.pipeline.summary.summarize` of ``records``.
+        :func:`~shortclust.pipeline.summary.summarize` of ``records``, computed when first
+        read (the command itself writes and prints the summary without pandas).
     output_dir : Path
         Where records, labels and summaries were written.
     n_run, n_skipped : int
@@ -150,13 +150,16 @@ class ExperimentResult:
 
     records: list[dict[str, Any]]
     planned: list[dict[str, Any]]
-    summary: pd.DataFrame
     output_dir: Path
     n_run: int
     n_skipped: int
     stream_table: pd.DataFrame | None = None
     stream_paths: dict | None = field(default=None)
     corpus: Any = None
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        return summarize(self.records)
 
 
 def run_experiment(config: ExperimentConfig, options: RunOptions | None = None, *,
@@ -453,7 +456,7 @@ def _recorded_only(plan: Plan, store: RecordStore, archived) -> ExperimentResult
     """``fit=False``: the runs recorded or archived; nothing is fitted, created or written."""
     records = first_of_each_run(store.load(), archived)
     planned = _planned(plan, records)
-    return ExperimentResult(records, planned, summarize(records), store.output_dir, 0,
+    return ExperimentResult(records, planned, store.output_dir, 0,
                             len(planned), corpus=plan.corpus)
 
 
@@ -483,12 +486,12 @@ def _finish(plan: Plan, store: RecordStore, say, print_table: bool) -> Experimen
     records = store.load()
     position = {run.run_id: index for index, run in enumerate(plan.runs)}
     records.sort(key=lambda record: position.get(record.get("run_id"), -1))
-    summary = summarize(records)
+    summary = summary_rows(records)
     _, md_path = write_summary(summary, store.output_dir)
     if print_table:
         say.table(summary_table(summary, title=f"{store.output_dir}"))
         say(f"records: {store.records_path}  summary: {md_path}")
-    result = ExperimentResult(records, _planned(plan, records), summary, store.output_dir, 0, 0,
+    result = ExperimentResult(records, _planned(plan, records), store.output_dir, 0, 0,
                               corpus=plan.corpus)
     if plan.stream is not None:
         _finish_stream(plan, store, say, result, report=print_table)

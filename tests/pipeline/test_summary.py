@@ -1,6 +1,8 @@
 """Summaries: mean and sample std per setting, CSV/Markdown files, terminal table."""
 
 import math
+import tempfile
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -8,7 +10,9 @@ from rich.console import Console
 
 from shortclust.pipeline.summary import (
     summarize,
+    summary_csv,
     summary_markdown,
+    summary_rows,
     summary_table,
     write_summary,
 )
@@ -66,3 +70,22 @@ def test_terminal_table_renders():
     console.print(summary_table(summarize([record(0, 0.5), record(1, 0.7)])))
     text = console.export_text()
     assert "0.6000 ± 0.1414" in text and "nmi" in text
+
+
+def test_csv_written_without_pandas_is_what_pandas_writes():
+    # summary.csv is written from the rows, without pandas; a user reading it with pandas,
+    # or comparing it with summarize(...).to_csv, finds the same text.
+    records = [record(0, 0.5), record(1, 1 / 3, n_clusters=7, fit_seconds=1e-05),
+               record(0, None, dataset="Unlabelled"),
+               record(2, 0.1 + 0.2, params={"alpha": 0.2, "name": 'a "quoted", text'}),
+               {**record(3, 0.9), "metrics": {"nmi": 0.9, "acc": None, "npmi": -0.25}},
+               {**record(4, 0.8), "preprocess": None, "fit_seconds": 123456789.125}]
+    summary = summarize(records)
+    csv_path, _ = write_summary(summary_rows(records), tmp := Path(tempfile.mkdtemp()))
+    assert csv_path.read_text() == summary.to_csv(index=False)
+    assert write_summary(summary, tmp)[0].read_text() == summary.to_csv(index=False)
+    assert summary_markdown(summary_rows(records)) == summary_markdown(summary)
+
+
+def test_no_records_csv_is_the_header():
+    assert summary_csv(summary_rows([])) == summarize([]).to_csv(index=False)
