@@ -437,6 +437,24 @@ def log_posterior(doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, v
     for k in range(n_clusters):
         log_prior[k] = np.log(m_z[k] + alpha)
         lgamma_base[k] = math.lgamma(n_z[k] + v_beta)
+    # The denominator depends on the document only through its length: one row of
+    # log-gamma differences per distinct length, instead of one per document and cluster.
+    lengths = np.zeros(n_docs, dtype=np.int64)
+    for d in range(n_docs):
+        for idx in range(doc_ptr[d], doc_ptr[d + 1]):
+            lengths[d] += doc_counts[idx]
+    row_of_length = np.full(lengths.max() + 1 if n_docs else 1, -1, dtype=np.int64)
+    n_lengths = 0
+    for d in range(n_docs):
+        if row_of_length[lengths[d]] < 0:
+            row_of_length[lengths[d]] = n_lengths
+            n_lengths += 1
+    denominators = np.empty((n_lengths, n_clusters))
+    for size in range(row_of_length.shape[0]):
+        row = row_of_length[size]
+        if row >= 0:
+            for k in range(n_clusters):
+                denominators[row, k] = math.lgamma(n_z[k] + v_beta + size) - lgamma_base[k]
     for d in range(n_docs):
         row_out = out[d]
         for k in range(n_clusters):
@@ -457,5 +475,6 @@ def log_posterior(doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, v
                         held += np.log(row[k] + beta + j)
                     row_out[k] += held - term
             length += count
+        denominator = denominators[row_of_length[length]]
         for k in range(n_clusters):
-            row_out[k] += absent - (math.lgamma(n_z[k] + v_beta + length) - lgamma_base[k])
+            row_out[k] += absent - denominator[k]
