@@ -71,7 +71,8 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
         hnswlib's random seed (the levels of the graph's nodes).
     stats : dict, optional
         Filled with what the route did: ``neighbours`` (first k), ``rows_requeried``,
-        ``rows_truncated`` (still incomplete after the last doubling), ``candidates``;
+        ``rows_truncated`` (still incomplete after the last doubling), ``candidates``,
+        ``rows_index_short`` (queries for which the index found fewer than k rows);
         and, as it goes, ``stage`` and ``rows_queried`` (for a watcher's progress).
 
     Returns
@@ -110,7 +111,7 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
     # 2 (l + 1): about 1.5 N pairs reach the cut-off, 0.75 l per row on average, unevenly.
     k = min(n - 1, 2 * (n // n_clusters))
     stats.update(neighbours=k, rows_requeried=0, rows_truncated=0, candidates=0,
-                 rows_queried=0)
+                 rows_queried=0, rows_index_short=0)
     pool = _CandidatePool(n_keep, cutoff)
     pending = np.arange(n, dtype=np.int64)
     for doubling in range(_MAX_DOUBLINGS + 1):
@@ -122,9 +123,9 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
         step = max(1, _QUERY_VALUES // k_query)
         for start in range(0, pending.size, step):
             chunk = pending[start:start + step]
-            labels, _ = index.knn_query(v[chunk], k=k_query)
-            scores, keys, short = _score_lists(v, chunk, labels.astype(np.int64), mean,
-                                               scale, threshold, pool.cutoff, last)
+            labels = _knn(index, v[chunk], k_query, stats)
+            scores, keys, short = _score_lists(v, chunk, labels, mean, scale, threshold,
+                                               pool.cutoff, last)
             stats["candidates"] += scores.size
             stats["rows_queried"] += chunk.size
             pool.add(scores, keys)
@@ -144,6 +145,35 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
     keys = np.sort(keys)
     rows, cols = keys // n, keys % n
     return rows, cols, _pair_similarities(v, rows, cols)
+
+
+def _knn(index, queries, k, stats):
+    """Labels of each query's k nearest rows (int64), -1 where the index found fewer.
+
+    hnswlib refuses a whole batch ("Cannot return the results in a contiguous 2D array")
+    when one query reaches fewer than k rows: met on a million texts, where each text is
+    repeated about five times and the graph's neighbour heuristic keeps one of identical
+    points. The batch is then split until the failing queries are alone, and those are
+    asked for k/2, k/4, ... rows, the rest padded with -1 (counted in ``rows_index_short``).
+    """
+    try:
+        return index.knn_query(queries, k=k)[0].astype(np.int64)
+    except RuntimeError:
+        pass
+    if queries.shape[0] > 1:
+        half = queries.shape[0] // 2
+        return np.concatenate([_knn(index, queries[:half], k, stats),
+                               _knn(index, queries[half:], k, stats)])
+    labels = np.full((1, k), -1, dtype=np.int64)
+    stats["rows_index_short"] = stats.get("rows_index_short", 0) + 1
+    fewer = k // 2
+    while fewer >= 1:
+        try:
+            labels[0, :fewer] = index.knn_query(queries, k=fewer)[0][0]
+            break
+        except RuntimeError:
+            fewer //= 2
+    return labels
 
 
 @njit(cache=True)

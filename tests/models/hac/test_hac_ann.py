@@ -89,3 +89,31 @@ def test_hnsw_route_without_hnswlib_is_refused_with_the_fix(monkeypatch):
         model.fit(_clustered_rows(4, n=200))
     assert HACSimilarity(n_clusters=5, sparsify="sd", graph="sparse", ann_docs=None).fit(
         _clustered_rows(4, n=200)).pair_route_ == "exact"
+
+
+class _RefusingIndex:
+    """An hnswlib index that refuses any batch holding row ``refused`` with k > ``most``."""
+
+    def __init__(self, index, vectors, refused, most):
+        self.index, self.refused, self.most = index, vectors[refused], most
+
+    def knn_query(self, queries, k):
+        if k > self.most and np.any(np.all(queries == self.refused, axis=1)):
+            raise RuntimeError("Cannot return the results in a contiguous 2D array.")
+        return self.index.knn_query(queries, k=k)
+
+
+def test_a_query_the_index_cannot_fill_is_padded_and_the_others_answered():
+    import hnswlib
+
+    vectors = _clustered_rows(5, n=300).astype(np.float32)
+    index = hnswlib.Index(space="ip", dim=vectors.shape[1])
+    index.init_index(max_elements=300, random_seed=0)
+    index.add_items(vectors, np.arange(300))
+    index.set_ef(64)
+    stats = {}
+    labels = _ann_sd._knn(_RefusingIndex(index, vectors, 37, 5), vectors[30:50], 12, stats)
+    want = index.knn_query(vectors[30:50], k=12)[0].astype(np.int64)
+    assert stats["rows_index_short"] == 1
+    np.testing.assert_array_equal(np.delete(labels, 7, axis=0), np.delete(want, 7, axis=0))
+    assert labels[7, :3].tolist() == want[7, :3].tolist() and np.all(labels[7, 3:] == -1)
