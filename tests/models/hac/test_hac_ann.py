@@ -103,7 +103,8 @@ class _RefusingIndex:
         return self.index.knn_query(queries, k=k)
 
 
-def test_a_query_the_index_cannot_fill_is_padded_and_the_others_answered():
+@pytest.mark.parametrize("first, stop", [(30, 50), (0, 200)])  # row by row; in blocks
+def test_a_query_the_index_cannot_fill_is_padded_and_the_others_answered(first, stop):
     import hnswlib
 
     vectors = _clustered_rows(5, n=300).astype(np.float32)
@@ -112,8 +113,12 @@ def test_a_query_the_index_cannot_fill_is_padded_and_the_others_answered():
     index.add_items(vectors, np.arange(300))
     index.set_ef(64)
     stats = {}
-    labels = _ann_sd._knn(_RefusingIndex(index, vectors, 37, 5), vectors[30:50], 12, stats)
-    want = index.knn_query(vectors[30:50], k=12)[0].astype(np.int64)
+    refused = 37 - first
+    labels = _ann_sd._knn(_RefusingIndex(index, vectors, 37, 5), vectors[first:stop], 12,
+                          stats)
+    want = index.knn_query(vectors[first:stop], k=12)[0].astype(np.int64)
     assert stats["rows_index_short"] == 1
-    np.testing.assert_array_equal(np.delete(labels, 7, axis=0), np.delete(want, 7, axis=0))
-    assert labels[7, :3].tolist() == want[7, :3].tolist() and np.all(labels[7, 3:] == -1)
+    np.testing.assert_array_equal(np.delete(labels, refused, axis=0),
+                                  np.delete(want, refused, axis=0))
+    assert labels[refused, :3].tolist() == want[refused, :3].tolist()
+    assert np.all(labels[refused, 3:] == -1)
