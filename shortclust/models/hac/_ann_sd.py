@@ -46,7 +46,7 @@ _EF_CONSTRUCTION = 200
 _EF_MIN = 64
 _MAX_DOUBLINGS = 4
 _QUERY_VALUES = 2**23  # neighbour labels held per query chunk
-_RETRY_BLOCK = 64  # rows per query when hnswlib refused their batch (see _knn)
+_QUERY_BLOCK = 16  # rows per hnswlib query call (see _knn: a refused call is redone)
 _INDEX_CHUNK = 2**16  # rows added to the graph per call (progress for a watcher)
 
 
@@ -151,28 +151,39 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
 def _knn(index, queries, k, stats):
     """Labels of each query's k nearest rows (int64), -1 where the index found fewer.
 
-    hnswlib refuses a whole batch ("Cannot return the results in a contiguous 2D array")
-    when one query reaches fewer than k rows: met on 400,000 and a million texts, where
-    each text is repeated and the graph's neighbour heuristic keeps one of identical
-    points (11 to 22 such rows in a batch of 30,727). A refused batch is asked again in
-    blocks of ``_RETRY_BLOCK`` rows and a refused block row by row (queries are
-    independent, so this costs about one more pass over the batch); a refused row is
-    asked for k/2, k/4, ... rows, the rest padded with -1 (counted in ``rows_index_short``).
+    hnswlib refuses a whole call ("Cannot return the results in a contiguous 2D array")
+    when one query reaches fewer than k rows. Met on 400,000 and a million texts, where
+    each text is repeated (11 to 53 rows per 30,727; presumably identical points keeping
+    links among themselves, so a search ends in a group of fewer than k). In that run,
+    which asked whole batches again by halves, resident memory grew from 1.8 to 5.2 GB
+    during the queries while the pool held under 0.6 M pairs; the cause was not
+    established (a refused call's result arrays are one suspect). So the rows are asked
+    ``_QUERY_BLOCK`` at a time, a refused block row by row, and a refused row for k/2,
+    k/4, ... rows, the rest padded with -1 (counted in ``rows_index_short``); whether this
+    keeps the memory flat was not measured.
     """
+    blocks = []
+    for start in range(0, queries.shape[0], _QUERY_BLOCK):
+        block = queries[start:start + _QUERY_BLOCK]
+        try:
+            blocks.append(index.knn_query(block, k=k)[0].astype(np.int64))
+        except RuntimeError:
+            blocks.extend(_knn_row(index, block[r:r + 1], k, stats)
+                          for r in range(block.shape[0]))
+    return np.concatenate(blocks)
+
+
+def _knn_row(index, query, k, stats):
     try:
-        return index.knn_query(queries, k=k)[0].astype(np.int64)
+        return index.knn_query(query, k=k)[0].astype(np.int64)
     except RuntimeError:
         pass
-    if queries.shape[0] > 1:
-        block = _RETRY_BLOCK if queries.shape[0] > _RETRY_BLOCK else 1
-        return np.concatenate([_knn(index, queries[start:start + block], k, stats)
-                               for start in range(0, queries.shape[0], block)])
     labels = np.full((1, k), -1, dtype=np.int64)
     stats["rows_index_short"] = stats.get("rows_index_short", 0) + 1
     fewer = k // 2
     while fewer >= 1:
         try:
-            labels[0, :fewer] = index.knn_query(queries, k=fewer)[0][0]
+            labels[0, :fewer] = index.knn_query(query, k=fewer)[0][0]
             break
         except RuntimeError:
             fewer //= 2

@@ -103,7 +103,7 @@ class _RefusingIndex:
         return self.index.knn_query(queries, k=k)
 
 
-@pytest.mark.parametrize("first, stop", [(30, 50), (0, 200)])  # row by row; in blocks
+@pytest.mark.parametrize("first, stop", [(30, 50), (0, 200)])
 def test_a_query_the_index_cannot_fill_is_padded_and_the_others_answered(first, stop):
     import hnswlib
 
