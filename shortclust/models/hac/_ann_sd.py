@@ -155,7 +155,7 @@ def _knn(index, queries, k, stats):
     when one query reaches fewer than k rows. Met on 400,000 and a million texts, where
     each text is repeated (11 to 53 rows per 30,727; presumably identical points keeping
     links among themselves, so a search ends in a group of fewer than k). In that run,
-    which asked whole batches again by halves, resident memory grew from 1.8 to 5.2 GB
+    which asked whole batches again by halves, resident memory grew from 1.2 to 5.2 GB
     during the queries while the pool held under 0.6 M pairs; the cause was not
     established (a refused call's result arrays are one suspect). So the rows are asked
     ``_QUERY_BLOCK`` at a time, a refused block row by row, and a refused row for k/2,
