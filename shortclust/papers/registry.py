@@ -201,7 +201,7 @@ def reproduce(paper: str, runs: int | None = None, only: list[str] | None = None
                        options=declared.resolve_options(options))
     for name in chosen:
         started = time.perf_counter()
-        job.collected = 0
+        job.collected, job.absent = 0, []
         declared.items[name](job)
         job.say(f"{paper}: {name} done in {time.perf_counter() - started:.0f} s")
     return job

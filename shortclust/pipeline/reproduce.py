@@ -163,7 +163,11 @@ class Reproduction:
     #: Runs (or archived measurements) the current item has found, fitted or recorded;
     #: :func:`~shortclust.papers.registry.reproduce` resets it before each item.
     collected: int = 0
-    #: Results files ``--no-fit`` left as they were, as its item found nothing to show.
+    #: Datasets the current item looked for and did not find (reset with ``collected``):
+    #: ``--no-fit`` then keeps the item's files rather than rewrite them without their rows.
+    absent: list[str] = field(default_factory=list)
+    #: Results files ``--no-fit`` left as they were, as its item found nothing to show or
+    #: missed a dataset.
     kept: list[Path] = field(default_factory=list)
 
     def __post_init__(self):
@@ -171,6 +175,22 @@ class Reproduction:
                                 else default_results_dir(self.runs))
         self.work_dir = Path(self.work_dir if self.work_dir is not None
                              else default_work_dir())
+
+    def dataset_here(self, name: str) -> bool:
+        """Whether a registered dataset's file is in the data directory; an absent one is
+        remembered in ``absent`` (an item skips it, and ``--no-fit`` keeps the item's
+        committed files instead of rewriting them without the dataset's rows)."""
+        from shortclust.data.registry import dataset_present
+
+        present = dataset_present(name, self.data_dir)
+        if not present:
+            self.absent.append(name)
+        return present
+
+    def _keeps(self, path: Path) -> bool:
+        """``--no-fit`` leaves an existing file as it is when the item found no runs or
+        missed a dataset: a committed table is never replaced by a poorer one."""
+        return not self.fit and (self.collected == 0 or bool(self.absent)) and path.exists()
 
     def project_path(self, path) -> Path:
         """``path`` in the project checkout (an absolute path stays as it is)."""
@@ -284,12 +304,12 @@ class Reproduction:
     def write_text(self, name: str, text: str) -> Path:
         """Write a results file (atomically) and remember it.
 
-        With ``fit=False``, an item that has found no runs at all leaves an existing file
-        as it is (listed in ``kept``): ``--no-fit`` never replaces a committed table by
-        one that only says that nothing was run.
+        With ``fit=False``, an item that has found no runs at all, or missed a dataset,
+        leaves an existing file as it is (listed in ``kept``): ``--no-fit`` never replaces
+        a committed table by one that says that nothing was run or lacks a dataset's rows.
         """
         path = self.results_dir / self.paper / name
-        if not self.fit and self.collected == 0 and path.exists():
+        if self._keeps(path):
             self.kept.append(path)
             return path
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -307,7 +327,7 @@ class Reproduction:
         and no runs found, a scratch path, so an existing figure stays: see
         :meth:`write_text`)."""
         path = self.results_dir / self.paper / f"{name}.png"
-        if not self.fit and self.collected == 0 and path.exists():
+        if self._keeps(path):
             self.kept.append(path)
             # One scratch directory per job, removed when the job object goes (or at exit).
             if getattr(self, "_scratch", None) is None:

@@ -457,7 +457,7 @@ def test_a_table_end_to_end_on_a_tiny_corpus(tmp_path, monkeypatch):
     monkeypatch.setitem(reported.DATASETS, corpus, ("Tiny", 3))
     monkeypatch.setitem(reported.TABLES, "table2", ("acc", [corpus], 2))
     monkeypatch.setitem(notes.DATA_NOTES, corpus, "a test corpus")
-    monkeypatch.setattr(runs, "dataset_present", lambda name, data_dir=None: True)
+    monkeypatch.setattr(Reproduction, "dataset_here", lambda self, name: True)
     base_overrides = runs.base_overrides
     monkeypatch.setattr(plan, "REPRESENTATIONS", {"TF-IDF": None})
     monkeypatch.setattr(runs, "REPRESENTATIONS", {"TF-IDF": None})

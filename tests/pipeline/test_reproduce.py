@@ -566,3 +566,30 @@ def test_a_kept_figure_is_drawn_into_one_scratch_directory_removed_with_the_job(
 
     gc.collect()
     assert not scratch.parent.exists() and figure.read_bytes() == b"committed"
+
+
+def test_no_fit_keeps_a_table_whose_dataset_is_absent_instead_of_dropping_its_rows(tmp_path):
+    """``--no-fit`` without a dataset's file must not rewrite a committed table without
+    that dataset's rows (it did: the DCT held-out table lost CrisisLexT26 and 20NG-mini,
+    exit 0); with the data, or when fitting, the table is written as before."""
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    committed = tmp_path / "results" / "dct" / "heldout.md"
+    committed.parent.mkdir(parents=True)
+    committed.write_text("| CrisisLexT26 | 0.640 |\n| synthetic | 0.603 |\n")
+
+    job = Reproduction("dct", results_dir=tmp_path / "results", work_dir=tmp_path / "w",
+                       data_dir=empty, quiet=True, fit=False)
+    job.collected = 4  # the synthetic streams' runs were found
+    assert job.dataset_here("CrisisLexT26") is False
+    assert job.absent == ["CrisisLexT26"]
+    job.write_text("heldout.md", "| synthetic | 0.603 |\n")
+    assert committed.read_text() == "| CrisisLexT26 | 0.640 |\n| synthetic | 0.603 |\n"
+    assert job.kept == [committed]
+
+    fitting = Reproduction("dct", results_dir=tmp_path / "results", work_dir=tmp_path / "w",
+                           data_dir=empty, quiet=True, fit=True)
+    fitting.collected = 4
+    assert fitting.dataset_here("CrisisLexT26") is False
+    fitting.write_text("heldout.md", "| synthetic | 0.603 |\n")
+    assert committed.read_text() == "| synthetic | 0.603 |\n"

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from shortclust.data.registry import dataset_present
 from shortclust.evaluation.stats import format_mean_std, stat_row, welch_t_test
 from shortclust.pipeline.reproduce import markdown_table, metric_values, provenance_line
 from shortclust.papers.dct import synthetic
@@ -105,7 +104,7 @@ def heldout(job) -> None:
     """Every model on every held-out stream present; the table."""
     results: dict[str, dict[str, list[dict]]] = {}
     for stream in STREAMS:
-        if stream.dataset is not None and not dataset_present(stream.dataset, job.data_dir):
+        if stream.dataset is not None and not job.dataset_here(stream.dataset):
             job.say(f"{job.paper}: {stream.dataset} not in the data directory (not run)")
             continue
         if stream.dataset is None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shortclust.data.registry import dataset_present
 from shortclust.models import model_names
 from shortclust.papers.dct import tables
 
@@ -37,7 +36,7 @@ def available(job, model: str) -> bool:
 
 
 def present(job) -> list[str]:
-    found = [name for name in DATASETS if dataset_present(name, job.data_dir)]
+    found = [name for name in DATASETS if job.dataset_here(name)]
     missing = sorted(set(DATASETS) - set(found))
     if missing:
         job.say(f"{job.paper}: not in the data directory (not run): {', '.join(missing)}")
@@ -65,7 +64,7 @@ def clustering(job) -> None:
 def perplexity(job) -> None:
     """Figure 7's analogue: mean next-batch perplexity against the number of topics."""
     results = {}
-    if dataset_present(PERPLEXITY_DATASET, job.data_dir):
+    if job.dataset_here(PERPLEXITY_DATASET):
         for model in PERPLEXITY_MODELS:
             if not available(job, model):
                 continue
@@ -96,7 +95,7 @@ def retrieval(job) -> None:
     """Table 2's analogue: cluster-based retrieval on CrisisLexT26 with each model."""
     from shortclust.papers.dct.retrieval import DATASET, retrieval as run_retrieval
 
-    if dataset_present(DATASET, job.data_dir):
+    if job.dataset_here(DATASET):
         run_retrieval(job, retrieval_models(job))
     else:
         job.say(f"{job.paper}: {DATASET} is not in the data directory: retrieval not run")
@@ -108,7 +107,7 @@ def dependency(job) -> None:
     from shortclust.papers.dct.retrieval import DATASET
 
     models = retrieval_models(job)
-    if "DCT" in models and dataset_present(DATASET, job.data_dir):
+    if "DCT" in models and job.dataset_here(DATASET):
         run_dependency(job, *models["DCT"])
     else:
         job.say(f"{job.paper}: DCT or {DATASET} is not here: dependency not run")
@@ -119,7 +118,7 @@ def lambdas(job) -> None:
     from shortclust.papers.dct.retrieval import DATASET
     from shortclust.papers.dct.sweeps import lambda_figure
 
-    if dataset_present(DATASET, job.data_dir):
+    if job.dataset_here(DATASET):
         lambda_figure(job, retrieval_models(job))
     else:
         job.say(f"{job.paper}: {DATASET} is not in the data directory: lambda not run")
@@ -130,7 +129,7 @@ def topics(job) -> None:
     from shortclust.papers.dct.retrieval import DATASET
     from shortclust.papers.dct.sweeps import topics_figure
 
-    if dataset_present(DATASET, job.data_dir):
+    if job.dataset_here(DATASET):
         topics_figure(job, retrieval_models(job))
     else:
         job.say(f"{job.paper}: {DATASET} is not in the data directory: topics not run")
@@ -142,7 +141,7 @@ def retrieval_figures(job) -> None:
     from shortclust.papers.dct.retrieval import DATASET
     from shortclust.papers.dct.retrieval_detail import detail
 
-    if dataset_present(DATASET, job.data_dir):
+    if job.dataset_here(DATASET):
         detail(job, retrieval_models(job))
     else:
         job.say(f"{job.paper}: {DATASET} is not in the data directory: figures 2-3 not run")

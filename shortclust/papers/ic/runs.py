@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from shortclust.data.registry import dataset_present, resolve_data_dir
+from shortclust.data.registry import resolve_data_dir
 from shortclust.papers.ic.reported import DATASETS, DETERMINISTIC, FIXED, METHODS
 from shortclust.papers.ic.settings import (
     CONFIGS, FIGURE_RUNS, GSDPMM_CONFIG, IC_CONFIG, METHOD_CONFIGS, REPRESENTATIONS, RULES,
@@ -31,7 +31,7 @@ from shortclust.papers.ic.settings import (
 
 def present_datasets(job, datasets) -> list[str]:
     """The datasets whose files are in the data directory; says which are not."""
-    present = [d for d in datasets if dataset_present(d, job.data_dir)]
+    present = [d for d in datasets if job.dataset_here(d)]
     missing = [d for d in datasets if d not in present]
     if missing:
         job.say(f"{job.paper}: not in {resolve_data_dir(job.data_dir)} (listed as not "

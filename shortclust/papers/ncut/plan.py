@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from shortclust.data.registry import dataset_present
 from shortclust.pipeline.modern import run_modern
 from shortclust.papers.ncut import tables
 from shortclust.papers.ncut.reported import METHODS
@@ -57,7 +56,7 @@ def corpus_stats(corpus) -> dict[str, int]:
 
 
 def present(job, datasets) -> list[str]:
-    return [d for d in datasets if dataset_present(d, job.data_dir)]
+    return [d for d in datasets if job.dataset_here(d)]
 
 
 def _fit_times(job, item: str, results: dict[tuple[str, str], list[dict]]) -> None:
@@ -118,7 +117,7 @@ def figures1_2(job) -> None:
     from shortclust.data import load_corpus
     from shortclust.papers.ncut import distributions
 
-    if not dataset_present(distributions.DATASET, job.data_dir):
+    if not job.dataset_here(distributions.DATASET):
         job.say(f"{job.paper}: {distributions.DATASET} is not here: figures 1-2 not drawn")
         return
     raw = load_corpus(distributions.DATASET, preprocess=distributions.FIGURE1_PREPROCESS,

@@ -59,13 +59,12 @@ SETTINGS = {
 
 def cells(job) -> None:
     """Each family's column under its settings at the three preprocessings of ``dims``."""
-    from shortclust.data.registry import dataset_present
     from shortclust.papers.streams import runs as plan
     from shortclust.papers.streams.dims import variants
 
     results, preprocess = {}, {}
     for name, registry in DATASETS.items():
-        if registry is None or not dataset_present(registry, job.data_dir):
+        if registry is None or not job.dataset_here(registry):
             continue
         for variant in variants(job, name, registry):
             preprocess[name, variant.key] = variant.preprocess

@@ -87,12 +87,11 @@ def variants(job, paper_name: str, registry: str) -> list[Variant]:
 
 def dims(job) -> None:
     """Table 2's batch models at the paper's vocabulary sizes, then with headers kept."""
-    from shortclust.data.registry import dataset_present
     from shortclust.papers.streams import runs as plan
 
     results, sets = {}, {}
     for paper_name, registry in DATASETS.items():
-        if registry is None or not dataset_present(registry, job.data_dir):
+        if registry is None or not job.dataset_here(registry):
             continue
         sets[paper_name] = variants(job, paper_name, registry)
         for family in BATCH:

@@ -8,7 +8,6 @@ directories and the archived records (``results/streams/records/<tag>.json``).
 
 from __future__ import annotations
 
-from shortclust.data.registry import dataset_present
 from shortclust.papers.streams import tables
 from shortclust.papers.streams.cells import cells as run_cells
 from shortclust.papers.streams.dims import dims as run_dims
@@ -26,7 +25,7 @@ def table2(job) -> None:
 def table3(job) -> None:
     """Table 3: the top 10 words of five batch vMF clusters (news-20; slash-7 is not public)."""
     records = run_batch(job, "vMF", DATASETS["news-20"]) \
-        if dataset_present(DATASETS["news-20"], job.data_dir) else []
+        if job.dataset_here(DATASETS["news-20"]) else []
     tables.write_table3(job, records)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shortclust.data.registry import dataset_present, get_info
+from shortclust.data.registry import get_info
 from shortclust.models import model_names
 from shortclust.papers.streams.reported import DATASETS, EXTRA_DATASETS
 
@@ -31,7 +31,7 @@ def available(job, family: str) -> bool:
 def our_datasets(job) -> dict[str, str]:
     """Paper name (or our stream's name) -> registry name, for the datasets present."""
     wanted = {p: r for p, r in DATASETS.items() if r is not None} | EXTRA_DATASETS
-    present = {p: r for p, r in wanted.items() if dataset_present(r, job.data_dir)}
+    present = {p: r for p, r in wanted.items() if job.dataset_here(r)}
     missing = sorted(set(wanted) - set(present))
     if missing:
         job.say(f"{job.paper}: not in the data directory (not run): {', '.join(missing)}")
