@@ -213,9 +213,9 @@ def _score(truth, predicted) -> dict:
     return {key: round(float(value), 4) for key, value in values.items()}
 
 
-def _append(record: dict) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    with open(RECORDS, "a", encoding="utf-8") as handle:
+def _append(record: dict, path: Path = RECORDS) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(record, sort_keys=True) + "\n")
 
 
@@ -296,17 +296,22 @@ def _done(path: Path) -> set:
             for r in map(json.loads, filter(str.strip, path.read_text().splitlines()))}
 
 
-def fit(candidates, datasets, seeds=(SEED,)) -> None:
-    done = _done(RECORDS)
+def _run_missing(path: Path, peer, own, candidates, datasets, seeds) -> None:
+    """Each (candidate, set, seed) not yet in the records at ``path``: ``peer`` for the
+    BERTopic rows, ``own`` for ours; each record appended as it finishes (resumable)."""
+    done = _done(path)
     for seed in seeds:
         for name in datasets:
             for candidate in candidates:
                 if (candidate, name, seed) in done:
                     continue
-                record = (fit_bertopic(candidate, name, seed) if candidate in PEERS
-                          else fit_candidate(candidate, name, seed))
-                _append(record)
+                record = (peer if candidate in PEERS else own)(candidate, name, seed)
+                _append(record, path)
                 print(json.dumps(record), flush=True)
+
+
+def fit(candidates, datasets, seeds=(SEED,)) -> None:
+    _run_missing(RECORDS, fit_bertopic, fit_candidate, candidates, datasets, seeds)
 
 
 # --------------------------------------------------------------------------------------------
@@ -397,18 +402,8 @@ def _default_candidate() -> str:
 
 
 def heldout(candidates, datasets, seeds) -> None:
-    done = _done(HELDOUT_RECORDS)
-    for seed in seeds:
-        for name in datasets:
-            for candidate in candidates:
-                if (candidate, name, seed) in done:
-                    continue
-                record = (heldout_bertopic(candidate, name, seed) if candidate in PEERS
-                          else heldout_candidate(candidate, name, seed))
-                HELDOUT_RECORDS.parent.mkdir(parents=True, exist_ok=True)
-                with open(HELDOUT_RECORDS, "a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(record, sort_keys=True) + "\n")
-                print(json.dumps(record), flush=True)
+    _run_missing(HELDOUT_RECORDS, heldout_bertopic, heldout_candidate, candidates, datasets,
+                 seeds)
 
 
 # --------------------------------------------------------------------------------------------
