@@ -114,7 +114,7 @@ def reduce(vectors, n_components, random_state=0):
 
         raise ConfigError("reducing embeddings needs umap-learn: pip install "
                           "'shortclust[embeddings]', or pass umap_dims=0 (--umap 0)") from None
-    from shortclust.representations import _save_atomically, cache_dir
+    from shortclust.representations import cache_dir, cached_array
 
     # Cached on disk by the vectors' bytes, settings, seed and umap-learn's version: UMAP is
     # the slowest step after embedding, and the same texts are often clustered again.
@@ -124,20 +124,17 @@ def reduce(vectors, n_components, random_state=0):
                            "settings": UMAP_SETTINGS, "seed": int(random_state),
                            "umap": umap.__version__}, sort_keys=True)
     path = cache_dir() / f"umap-{hashlib.sha256(identity.encode()).hexdigest()[:32]}.npy"
-    if path.exists():
-        try:
-            return np.load(path, allow_pickle=False)
-        except (OSError, ValueError):
-            pass  # unreadable: recompute and overwrite
-    n = vectors.shape[0]
-    # UMAP needs more neighbours than it is asked for and more texts than dimensions + 1.
-    neighbours = max(2, min(UMAP_SETTINGS["n_neighbors"], n - 1))
-    reducer = umap.UMAP(n_components=int(min(n_components, max(1, n - 2))),
-                        n_neighbors=neighbours, min_dist=UMAP_SETTINGS["min_dist"],
-                        metric=UMAP_SETTINGS["metric"], random_state=int(random_state))
-    reduced = np.asarray(reducer.fit_transform(vectors), dtype=np.float64)
-    _save_atomically(path, reduced)
-    return reduced
+
+    def fit_umap():
+        n = vectors.shape[0]
+        # UMAP needs more neighbours than it is asked for and more texts than dimensions + 1.
+        neighbours = max(2, min(UMAP_SETTINGS["n_neighbors"], n - 1))
+        reducer = umap.UMAP(n_components=int(min(n_components, max(1, n - 2))),
+                            n_neighbors=neighbours, min_dist=UMAP_SETTINGS["min_dist"],
+                            metric=UMAP_SETTINGS["metric"], random_state=int(random_state))
+        return np.asarray(reducer.fit_transform(vectors), dtype=np.float64)
+
+    return cached_array(path, fit_umap)
 
 
 def k_grid(n_docs):

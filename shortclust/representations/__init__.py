@@ -315,7 +315,14 @@ def _cached(corpus, spec: RepresentationSpec, compute, texts=None) -> np.ndarray
         return compute()
     if spec.name == "word_vectors":
         _require_file(spec.path)
-    path = cache_dir() / f"{cache_key(corpus, spec, texts)}.npy"
+    return cached_array(cache_dir() / f"{cache_key(corpus, spec, texts)}.npy", compute)
+
+
+def cached_array(path: Path, compute) -> np.ndarray:
+    """The array saved at ``path``, else ``compute()`` saved there (atomically) and returned.
+
+    An unreadable file is computed again and overwritten; arrays load without pickle.
+    """
     if path.exists():
         try:
             return np.load(path, allow_pickle=False)
