@@ -132,23 +132,20 @@ SEED = 0
 #: Held-out texts per set (``heldout`` step).
 HELDOUT = 500
 
+#: MiniLM reduced by UMAP to 5 dimensions, then k-means: the options every umap-* row shares.
+UMAP_KMEANS = ["--model", "kmeans", "--embeddings", "minilm", "--umap", "5"]
+
 #: Candidate defaults: name -> options of `shortclust cluster` (declared before fitting).
 CANDIDATES = {
     "gsdmm-auto": ["--model", "gsdmm", "--embeddings", "none"],
     "kmeans-minilm-auto": ["--model", "kmeans", "--embeddings", "minilm"],
-    "umap-kmeans-gsdmmK": ["--model", "kmeans", "--embeddings", "minilm", "--umap", "5",
-                           "--n-clusters", "gsdmm"],
-    "umap-silhouette": ["--model", "kmeans", "--embeddings", "minilm", "--umap", "5",
-                        "--n-clusters", "silhouette"],
-    "umap-hdbscan": ["--model", "kmeans", "--embeddings", "minilm", "--umap", "5",
-                     "--n-clusters", "hdbscan"],
+    "umap-kmeans-gsdmmK": [*UMAP_KMEANS, "--n-clusters", "gsdmm"],
+    "umap-silhouette": [*UMAP_KMEANS, "--n-clusters", "silhouette"],
+    "umap-hdbscan": [*UMAP_KMEANS, "--n-clusters", "hdbscan"],
     # Second round (the docstring's reasons).
-    "umap-calinski": ["--model", "kmeans", "--embeddings", "minilm", "--umap", "5",
-                      "--n-clusters", "calinski"],
-    "umap-silhouette-cosine": ["--model", "kmeans", "--embeddings", "minilm", "--umap", "5",
-                               "--n-clusters", "silhouette-cosine"],
-    "umap-hdbscan-kmeans": ["--model", "kmeans", "--embeddings", "minilm", "--umap", "5",
-                            "--n-clusters", "hdbscan-kmeans"],
+    "umap-calinski": [*UMAP_KMEANS, "--n-clusters", "calinski"],
+    "umap-silhouette-cosine": [*UMAP_KMEANS, "--n-clusters", "silhouette-cosine"],
+    "umap-hdbscan-kmeans": [*UMAP_KMEANS, "--n-clusters", "hdbscan-kmeans"],
 }
 PEERS = ("bertopic-defaults", "bertopic-kmeans-trueK")
 
