@@ -15,19 +15,35 @@ that list reaches down to ``t_i``. So:
 1. ``mu_i``, ``sigma_i`` exactly from the Gram matrix (``_sparse_sd._gram_statistics``), and
    a cut-off ``c`` that about 1.5 N pairs reach, from 256 rows scored exactly
    (``_sparse_sd._estimated_cutoff``); c <= c* whenever at least N pairs reach c.
-2. Each row's ``k = 2 (l + 1)`` nearest neighbours from an HNSW graph (hnswlib, inner product
-   on the unit rows); a row whose k-th neighbour still has ``s >= t_i`` (its list may stop
-   short of ``t_i``) is asked again with twice the k, up to ``_MAX_DOUBLINGS`` times.
-3. Each listed pair is scored exactly (``v_i . v_j`` in float32, as the fast exact route
-   does) and emitted from the row that realises its max (ties: from the smaller index), so
-   a pair is counted once; those reaching ``c`` go to ``_sparsify``'s candidate pool, which
-   keeps the N best.
+2. Identical rows (repeated texts) are one point of the graph: the rows are grouped by
+   their float32 vector, and each distinct vector is indexed and asked once. The rows of a
+   group have the same similarities to every other row, so they share one neighbour list
+   (of distinct vectors, each standing for all its rows).
+3. Each distinct vector's ``k = 2 (l + 1)`` nearest distinct vectors from an HNSW graph
+   (hnswlib, inner product on the unit rows); a group whose k-th neighbour still has
+   ``s >= t_i`` for one of its rows (its list may stop short of ``t_i``) is asked again with
+   twice the k, up to ``_MAX_DOUBLINGS`` times.
+4. Each listed pair of groups is scored once (``v_i . v_j`` in float32, as the fast exact
+   route does) and expanded to the pairs of their rows, and the pairs within a group
+   (similarity ``v_i . v_i``) are added; each row pair is emitted from the row that
+   realises its max (ties: from the smaller index), so it is counted once, and those
+   reaching ``c`` go to ``_sparsify``'s candidate pool, which keeps the N best.
+
+Why the groups. Measured on the 1,000,000 and 400,000 texts of
+``benchmarks/bench_hac_sd_scale.py`` (each text repeated about five and two times), asking
+every row made hnswlib refuse queries ("Cannot return the results in a contiguous 2D
+array": some searches among identical points reached fewer than k rows), and each refused
+call leaks its result arrays (hnswlib 0.8's binding allocates them with ``new[]`` before the
+search and throws without freeing them: rows x k x 12 bytes); asking whole batches again by
+halves, resident memory grew from 1.2 to 5.2 GB during the queries at 400,000 texts.
+Grouping also makes the graph and the queries as large as the distinct texts, not the rows.
 
 What is approximate is the index alone: HNSW may miss a true neighbour, and a hub row still
 incomplete after the doublings is cut. The pairs that are kept are scored exactly; on
 20,000 texts the recall of the exact route's kept pairs is measured
 (``benchmarks/bench_hac_sd_ann.py``, ``tests/models/test_hac_ann.py``). The HNSW graph is
-built on one thread with a fixed seed, so a fit is reproducible.
+built on one thread with a fixed seed, in the order of the groups' first rows, so a fit is
+reproducible.
 """
 
 import numpy as np
@@ -71,10 +87,12 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
     seed : int, default=0
         hnswlib's random seed (the levels of the graph's nodes).
     stats : dict, optional
-        Filled with what the route did: ``neighbours`` (first k), ``rows_requeried``,
-        ``rows_truncated`` (still incomplete after the last doubling), ``candidates``,
-        ``rows_index_short`` (queries for which the index found fewer than k rows);
-        and, as it goes, ``stage`` and ``rows_queried`` (for a watcher's progress).
+        Filled with what the route did: ``distinct_rows`` (the groups of identical rows,
+        each one point of the graph), ``neighbours`` (first k), and counted in groups:
+        ``rows_requeried``, ``rows_truncated`` (still incomplete after the last doubling),
+        ``rows_index_short`` (queries for which the index found fewer than k); then
+        ``candidates`` (row pairs sent to the pool); and, as it goes, ``stage``,
+        ``rows_indexed`` and ``rows_queried`` (for a watcher's progress).
 
     Returns
     -------
@@ -98,35 +116,43 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
     # Row i's partners need s_ij >= t_i to score a_ij >= cutoff (none if sigma_i = 0).
     threshold = np.where(std > 0, mean + cutoff * std, np.inf)
 
+    stats["stage"] = "identical rows"
+    distinct, members, offsets = _identical_rows(v)
+    m = offsets.size - 1
+    # A group is asked again while one of its rows' lists may stop short of its threshold.
+    group_threshold = np.minimum.reduceat(threshold[members], offsets[:-1])
+    stats["distinct_rows"] = int(m)
+
     stats["stage"] = "HNSW index"
     index = hnswlib.Index(space="ip", dim=d)
-    index.init_index(max_elements=n, M=_HNSW_M, ef_construction=_EF_CONSTRUCTION,
+    index.init_index(max_elements=m, M=_HNSW_M, ef_construction=_EF_CONSTRUCTION,
                      random_seed=int(seed))
     index.set_num_threads(1)
     stats["rows_indexed"] = 0
-    for start in range(0, n, _INDEX_CHUNK):  # in order, as one call would: the same graph
-        stop = min(n, start + _INDEX_CHUNK)
-        index.add_items(v[start:stop], np.arange(start, stop))
+    for start in range(0, m, _INDEX_CHUNK):  # in order, as one call would: the same graph
+        stop = min(m, start + _INDEX_CHUNK)
+        index.add_items(distinct[start:stop], np.arange(start, stop))
         stats["rows_indexed"] = stop
 
     # 2 (l + 1): about 1.5 N pairs reach the cut-off, 0.75 l per row on average, unevenly.
-    k = min(n - 1, 2 * (n // n_clusters))
+    k = min(m - 1, 2 * (n // n_clusters))
     stats.update(neighbours=k, rows_requeried=0, rows_truncated=0, candidates=0,
                  rows_queried=0, rows_index_short=0)
     pool = _CandidatePool(n_keep, cutoff)
-    pending = np.arange(n, dtype=np.int64)
+    pending = np.arange(m, dtype=np.int64)
     for doubling in range(_MAX_DOUBLINGS + 1):
-        k_query = min(n, k + 1)
-        last = doubling == _MAX_DOUBLINGS or k_query == n
+        k_query = min(m, k + 1)
+        last = doubling == _MAX_DOUBLINGS or k_query == m
         index.set_ef(max(_EF_MIN, 2 * k_query))
         stats["stage"] = f"queries, {k_query} neighbours"
         incomplete = []
         step = max(1, _QUERY_VALUES // k_query)
         for start in range(0, pending.size, step):
             chunk = pending[start:start + step]
-            labels = _knn(index, v[chunk], k_query, stats)
-            scores, keys, short = _score_lists(v, chunk, labels, mean, scale, threshold,
-                                               pool.cutoff, last)
+            labels = _knn(index, distinct[chunk], k_query, stats)
+            scores, keys, short = _score_lists(v, chunk, labels, members, offsets, mean,
+                                               scale, group_threshold, pool.cutoff, last)
+            del labels
             stats["candidates"] += scores.size
             stats["rows_queried"] += chunk.size
             pool.add(scores, keys)
@@ -149,18 +175,15 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
 
 
 def _knn(index, queries, k, stats):
-    """Labels of each query's k nearest rows (int64), -1 where the index found fewer.
+    """Labels of each query's k nearest points (int64), -1 where the index found fewer.
 
     hnswlib refuses a whole call ("Cannot return the results in a contiguous 2D array")
-    when one query reaches fewer than k rows. Met on 400,000 and a million texts, where
-    each text is repeated (11 to 53 rows per 30,727; presumably identical points keeping
-    links among themselves, so a search ends in a group of fewer than k). In that run,
-    which asked whole batches again by halves, resident memory grew from 1.2 to 5.2 GB
-    during the queries while the pool held under 0.6 M pairs; the cause was not
-    established (a refused call's result arrays are one suspect). So the rows are asked
-    ``_QUERY_BLOCK`` at a time, a refused block row by row, and a refused row for k/2,
-    k/4, ... rows, the rest padded with -1 (counted in ``rows_index_short``); whether this
-    keeps the memory flat was not measured.
+    when one query reaches fewer than k points, and leaks that call's result arrays (rows
+    x k x 12 bytes; module docstring). Met among repeated texts, before identical rows
+    were grouped; kept as a safeguard: the queries are asked ``_QUERY_BLOCK`` at a time
+    (a refused call leaks at most one block's arrays), a refused block row by row, and a
+    refused row for k/2, k/4, ... points, the rest padded with -1 (counted in
+    ``rows_index_short``).
     """
     blocks = []
     for start in range(0, queries.shape[0], _QUERY_BLOCK):
@@ -190,45 +213,107 @@ def _knn_row(index, query, k, stats):
     return labels
 
 
-@njit(cache=True)
-def _score_lists(v, rows, labels, mean, scale, threshold, cutoff, last):
-    """Scores >= cutoff of the listed pairs, each from the row realising its max; short rows.
+def _identical_rows(v):
+    """Groups of identical rows: their vectors, rows and offsets, in order of first row.
 
-    A row is short when its lowest listed similarity still reaches its ``threshold`` (the
-    list may stop before it). A short row emits nothing unless ``last``: it is asked again
-    with more neighbours, and emits then, so each row's pairs enter the pool once.
+    Returns ``distinct`` (m, d): one row per group; ``members``: the rows of group g are
+    ``members[offsets[g]:offsets[g + 1]]``, ascending; groups numbered by their first row.
+    Rows are compared by their bytes (so 0.0 and -0.0 differ: two groups, still correct).
     """
-    n_rows, k = labels.shape
-    scores = np.empty(n_rows * k)
-    keys = np.empty(n_rows * k, dtype=np.int64)
-    short = np.zeros(n_rows, dtype=np.bool_)
-    similarity = np.empty(k)
+    keys = np.ascontiguousarray(v).view(np.dtype((np.void, v.dtype.itemsize * v.shape[1])))
+    _, first, inverse = np.unique(keys.ravel(), return_index=True, return_inverse=True)
+    # np.unique numbers groups by their bytes; renumber them by their first row.
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    group = rank[inverse.ravel()]
+    members = np.argsort(group, kind="stable").astype(np.int64)
+    offsets = np.zeros(order.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(group, minlength=order.size), out=offsets[1:])
+    return v[first[order]], members, offsets
+
+
+@njit(cache=True)
+def _score_lists(v, groups, labels, members, offsets, mean, scale, threshold, cutoff, last):
+    """Scores >= cutoff of the row pairs the groups' lists give, each from the row realising
+    its max; which groups are short.
+
+    ``labels[r]``: the groups listed for group ``groups[r]`` (-1: none). A group is short
+    when its lowest listed similarity still reaches its ``threshold`` (the lowest of its
+    rows': one of their lists may stop before it). A short group emits nothing unless
+    ``last``: it is asked again with more neighbours, and emits then, so each group's pairs
+    enter the pool once. A group also emits the pairs among its own rows.
+    """
+    n_groups, k = labels.shape
     n = v.shape[0]
     d = v.shape[1]
+    capacity = 1024
+    scores = np.empty(capacity)
+    keys = np.empty(capacity, dtype=np.int64)
+    short = np.zeros(n_groups, dtype=np.bool_)
+    similarity = np.empty(k, dtype=np.float32)
     count = 0
-    for r in range(n_rows):
-        i = rows[r]
+    for r in range(n_groups):
+        g = groups[r]
+        first, stop = offsets[g], offsets[g + 1]
+        i0 = members[first]
         lowest = np.inf
         for c in range(k):
-            j = labels[r, c]
+            h = labels[r, c]
             s = np.float32(0.0)
-            if j != i and j >= 0:
+            if h != g and h >= 0:
+                j0 = members[offsets[h]]
                 for f in range(d):
-                    s += v[i, f] * v[j, f]
+                    s += v[i0, f] * v[j0, f]
                 lowest = min(lowest, np.float64(s))
             similarity[c] = s
-        short[r] = lowest >= threshold[i]
+        short[r] = lowest >= threshold[g]
         if short[r] and not last:
             continue
+        # Room for every pair this group could emit, so the loops below never check.
+        need = (stop - first) * (stop - first - 1) // 2
         for c in range(k):
-            j = labels[r, c]
-            if j == i or j < 0:
+            h = labels[r, c]
+            if h != g and h >= 0:
+                need += (stop - first) * (offsets[h + 1] - offsets[h])
+        if count + need > capacity:
+            capacity = max(2 * capacity, count + need)
+            grown = np.empty(capacity)
+            grown[:count] = scores[:count]
+            scores = grown
+            grown_keys = np.empty(capacity, dtype=np.int64)
+            grown_keys[:count] = keys[:count]
+            keys = grown_keys
+        for c in range(k):
+            h = labels[r, c]
+            if h == g or h < 0:
                 continue
-            a_ij = (similarity[c] - mean[i]) * scale[i]
-            a_ji = (similarity[c] - mean[j]) * scale[j]
-            if a_ij < a_ji or (a_ij == a_ji and i > j) or a_ij < cutoff:
-                continue  # the other row emits it, or it cannot be kept
-            scores[count] = a_ij
-            keys[count] = min(i, j) * np.int64(n) + max(i, j)
-            count += 1
-    return scores[:count], keys[:count], short
+            for a in range(first, stop):
+                i = members[a]
+                a_i = (similarity[c] - mean[i]) * scale[i]
+                if a_i < cutoff:
+                    continue
+                for b in range(offsets[h], offsets[h + 1]):
+                    j = members[b]
+                    a_j = (similarity[c] - mean[j]) * scale[j]
+                    if a_i < a_j or (a_i == a_j and i > j):
+                        continue  # the other row emits it
+                    scores[count] = a_i
+                    keys[count] = min(i, j) * np.int64(n) + max(i, j)
+                    count += 1
+        if stop - first > 1:  # the pairs among identical rows (members ascending)
+            s = np.float32(0.0)
+            for f in range(d):
+                s += v[i0, f] * v[i0, f]
+            for a in range(first, stop):
+                i = members[a]
+                a_i = (s - mean[i]) * scale[i]
+                for b in range(a + 1, stop):
+                    j = members[b]
+                    a_j = (s - mean[j]) * scale[j]
+                    best = a_i if a_i >= a_j else a_j
+                    if best >= cutoff:
+                        scores[count] = best
+                        keys[count] = i * np.int64(n) + j
+                        count += 1
+    return scores[:count].copy(), keys[:count].copy(), short

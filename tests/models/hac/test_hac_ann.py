@@ -19,47 +19,88 @@ def _clustered_rows(seed, n=2000, d=16, centres=25, spread=0.8):
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def _slow_score_lists(v, rows, labels, mean, scale, threshold, cutoff, last):
-    """The kernel's definition, a pair at a time (each pair from the row realising its max)."""
+def _repeated_rows(seed, n=2000, d=16, most=4):
+    """``_clustered_rows`` with each row present 1 to ``most`` times, shuffled."""
+    rows = _clustered_rows(seed, n=n, d=d)
+    rng = np.random.default_rng(seed + 100)
+    rows = np.repeat(rows, rng.integers(1, most + 1, n), axis=0)
+    return rows[rng.permutation(rows.shape[0])]
+
+
+def _slow_score_lists(v, groups, labels, members, offsets, mean, scale, threshold, cutoff,
+                      last):
+    """The kernel's definition, a row pair at a time (each from the row realising its max)."""
     scores, keys, short = [], [], []
     n = v.shape[0]
-    for r, i in enumerate(rows):
-        listed = [(j, float(np.dot(v[i], v[j]))) for j in labels[r] if j != i and j >= 0]
-        is_short = min((s for _, s in listed), default=np.inf) >= threshold[i]
+    for r, g in enumerate(groups):
+        rows_g = members[offsets[g]:offsets[g + 1]]
+        listed = [(h, float(np.dot(v[rows_g[0]], v[members[offsets[h]]])))
+                  for h in labels[r] if h != g and h >= 0]
+        is_short = min((s for _, s in listed), default=np.inf) >= threshold[g]
         short.append(is_short)
         if is_short and not last:
             continue
-        for j, s in listed:
-            a_ij, a_ji = (s - mean[i]) * scale[i], (s - mean[j]) * scale[j]
-            if a_ij > a_ji or (a_ij == a_ji and i < j):
-                if a_ij >= cutoff:
-                    scores.append(a_ij)
-                    keys.append(min(i, j) * n + max(i, j))
-    return np.array(scores), np.array(keys, dtype=np.int64), np.array(short)
+        for i in rows_g:
+            for h, s in listed:
+                for j in members[offsets[h]:offsets[h + 1]]:
+                    a_ij, a_ji = (s - mean[i]) * scale[i], (s - mean[j]) * scale[j]
+                    if (a_ij > a_ji or (a_ij == a_ji and i < j)) and a_ij >= cutoff:
+                        scores.append(a_ij)
+                        keys.append(min(i, j) * n + max(i, j))
+        for x, i in enumerate(rows_g):
+            for j in rows_g[x + 1:]:
+                s = float(np.dot(v[i], v[i]))
+                best = max((s - mean[i]) * scale[i], (s - mean[j]) * scale[j])
+                if best >= cutoff:
+                    scores.append(best)
+                    keys.append(i * n + j)
+    order = np.argsort(keys, kind="stable")
+    return (np.array(scores)[order], np.array(keys, dtype=np.int64)[order],
+            np.array(short, dtype=bool))
+
+
+def test_identical_rows_are_grouped_in_order_of_their_first_row():
+    v = _repeated_rows(6, n=50, most=3).astype(np.float32)
+    distinct, members, offsets = _ann_sd._identical_rows(v)
+    firsts = members[offsets[:-1]]
+    assert np.all(np.diff(firsts) > 0)  # groups numbered by their first row
+    assert sorted(members.tolist()) == list(range(v.shape[0]))
+    for g in range(offsets.size - 1):
+        rows = members[offsets[g]:offsets[g + 1]]
+        assert np.all(np.diff(rows) > 0)
+        assert np.all(v[rows] == distinct[g])
+    assert np.unique(distinct, axis=0).shape[0] == distinct.shape[0] == 50
 
 
 @pytest.mark.kernels
+@pytest.mark.parametrize("most", [1, 3])
 @pytest.mark.parametrize("last", [False, True])
-def test_score_lists_kernel_is_its_definition(last):
-    v = _clustered_rows(1, n=300, d=8).astype(np.float32)
+def test_score_lists_kernel_is_its_definition(last, most):
+    v = _repeated_rows(1, n=200, d=8, most=most).astype(np.float32)
+    distinct, members, offsets = _ann_sd._identical_rows(v)
+    m = offsets.size - 1
     mean, std = _gram_statistics(v.astype(np.float64))
     scale = 1.0 / std
-    threshold = mean + 1.0 * std
+    threshold = np.minimum.reduceat(mean + 1.0 * std, offsets[:-1])
     rng = np.random.default_rng(2)
-    rows = rng.choice(300, 40, replace=False).astype(np.int64)
-    labels = np.stack([rng.choice(300, 12, replace=False) for _ in rows]).astype(np.int64)
-    labels[:, 0] = rows  # the row itself, as an index lists it first
-    got = _ann_sd._score_lists(v, rows, labels, mean, scale, threshold, 0.5, last)
-    want = _slow_score_lists(v, rows, labels, mean, scale, threshold, 0.5, last)
+    groups = rng.choice(m, 40, replace=False).astype(np.int64)
+    labels = np.stack([rng.choice(m, 12, replace=False) for _ in groups]).astype(np.int64)
+    labels[:, 0] = groups  # the group itself, as an index lists it first
+    labels[3, 5:] = -1  # a list the index could not fill
+    got = _ann_sd._score_lists(v, groups, labels, members, offsets, mean, scale, threshold,
+                               0.5, last)
+    want = _slow_score_lists(v, groups, labels, members, offsets, mean, scale, threshold,
+                             0.5, last)
     np.testing.assert_array_equal(got[2], want[2])
-    np.testing.assert_array_equal(got[1], want[1])
-    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    order = np.argsort(got[1], kind="stable")
+    np.testing.assert_array_equal(got[1][order], want[1])
+    np.testing.assert_allclose(got[0][order], want[0], rtol=1e-6)
     assert got[1].size > 0
 
 
-@pytest.mark.parametrize("seed, k", [(0, 25), (1, 10), (2, 60)])
-def test_hnsw_route_recalls_the_exact_pairs(seed, k):
-    vectors = _clustered_rows(seed)
+@pytest.mark.parametrize("seed, k, most", [(0, 25, 1), (1, 10, 1), (2, 60, 1), (7, 25, 5)])
+def test_hnsw_route_recalls_the_exact_pairs(seed, k, most):
+    vectors = _repeated_rows(seed, most=most)
     exact = set(zip(*sd_pairs(vectors, k, fast=True)[:2]))
     stats = {}
     rows, cols, similarities = _ann_sd.ann_sd_pairs(vectors, k, stats=stats)
