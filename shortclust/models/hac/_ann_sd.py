@@ -29,14 +29,16 @@ that list reaches down to ``t_i``. So:
    realises its max (ties: from the smaller index), so it is counted once, and those
    reaching ``c`` go to ``_sparsify``'s candidate pool, which keeps the N best.
 
-Why the groups. Measured on the 1,000,000 and 400,000 texts of
-``benchmarks/bench_hac_sd_scale.py`` (each text repeated about five and two times), asking
-every row made hnswlib refuse queries ("Cannot return the results in a contiguous 2D
-array": some searches among identical points reached fewer than k rows), and each refused
-call leaks its result arrays (hnswlib 0.8's binding allocates them with ``new[]`` before the
-search and throws without freeing them: rows x k x 12 bytes); asking whole batches again by
-halves, resident memory grew from 1.2 to 5.2 GB during the queries at 400,000 texts.
-Grouping also makes the graph and the queries as large as the distinct texts, not the rows.
+Why the groups. In the runs of ``benchmarks/bench_hac_sd_scale.py`` at 1,000,000 and
+400,000 texts (each text present about five and two times) hnswlib refused queries
+("Cannot return the results in a contiguous 2D array": a search reached fewer than k
+points; that identical points cause it is presumed, not established). A refused call leaks
+its result arrays: hnswlib 0.8's binding allocates them (rows x k x 12 bytes) before
+searching and throws without freeing them (``benchmarks/check_hnswlib_refused_leak.py``
+measures it). The 400,000-text run asked each refused batch of 30,727 rows again by
+halves, and its resident memory grew from 1.2 to 5.2 GB during the queries as refusals
+accumulated. With the groups no two points of the graph are identical, and the graph and
+the queries are as large as the distinct texts, not the rows.
 
 What is approximate is the index alone: HNSW may miss a true neighbour, and a hub row still
 incomplete after the doublings is cut. The pairs that are kept are scored exactly; on

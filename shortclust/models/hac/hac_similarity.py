@@ -147,7 +147,8 @@ class HACSimilarity(ClusteringModel):
     take hours at a million texts, so an HNSW graph (hnswlib) lists each row's nearest
     neighbours and only listed pairs are scored (``_ann_sd``, which explains why the
     neighbour lists contain Algorithm 2's pairs up to the index's misses): about
-    O(n k log n). The kept pairs are then those of Algorithm 2 except the ones the index
+    O(n k log n). Identical rows (repeated texts) are one point of the graph, asked once.
+    The kept pairs are then those of Algorithm 2 except the ones the index
     missed; their recall against the exact route and the labels of both are measured
     in ``benchmarks/README.md`` (``bench_hac_sd_ann.py``).
 
