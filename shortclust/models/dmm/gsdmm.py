@@ -358,6 +358,9 @@ class _SamplerState:
 
     def compact(self):
         """Renumber the non-empty clusters to the leading slots; return their number."""
+        if self.moving.shape[0] == self.z.shape[0]:  # the documents are all in ``docs``
+            return kernels.compact_clusters_of_docs(self.docs, self.z, self.stats)
+        # After partial_fit, the earlier documents' counts are in the stats only.
         return kernels.compact_clusters(self.z, self.stats)
 
     def sweep(self, rng):

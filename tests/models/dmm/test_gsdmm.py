@@ -54,10 +54,12 @@ def test_kernel_matches_reference_when_all_clusters_are_used():
 
 
 @pytest.mark.kernels
+@pytest.mark.parametrize("by_docs", [False, True])
 @pytest.mark.parametrize("seed", range(6))
-def test_compact_clusters_is_a_relabelling_to_the_leading_slots(seed):
+def test_compact_clusters_is_a_relabelling_to_the_leading_slots(seed, by_docs):
     """Against counts rebuilt from scratch after relabelling ``z`` in numpy: the kernel
-    moves only the slots between the first empty one and the last non-empty one."""
+    moves only the slots between the first empty one and the last non-empty one; the
+    variant given the documents moves their counts instead, to the same result."""
     rng = np.random.default_rng(seed)
     n_docs, n_words, n_slots = 60, 30, 25
     X = sp.csr_matrix(rng.poisson(0.3, size=(n_docs, n_words)))
@@ -66,13 +68,17 @@ def test_compact_clusters_is_a_relabelling_to_the_leading_slots(seed):
         used = np.arange(5)  # compact already: nothing moves
     z = rng.choice(used, size=n_docs).astype(np.int32)
     docs = (X.indptr, X.indices, X.data, np.asarray(X.sum(axis=1)).ravel())
-    stats = (np.zeros(n_slots), np.zeros(n_slots), np.zeros((n_words, n_slots), np.int32))
+    dtype = np.uint16 if seed % 2 else np.int32  # unsigned, as most corpora's counts
+    stats = (np.zeros(n_slots), np.zeros(n_slots), np.zeros((n_words, n_slots), dtype))
     kernels.build_counts(docs, z, stats)
     order = np.unique(z)
     expected_z = np.searchsorted(order, z)
-    expected = (np.zeros(n_slots), np.zeros(n_slots), np.zeros((n_words, n_slots), np.int32))
+    expected = (np.zeros(n_slots), np.zeros(n_slots), np.zeros((n_words, n_slots), dtype))
     kernels.build_counts(docs, expected_z.astype(np.int32), expected)
-    assert kernels.compact_clusters(z, stats) == order.size
+    if by_docs:
+        assert kernels.compact_clusters_of_docs(docs, z, stats) == order.size
+    else:
+        assert kernels.compact_clusters(z, stats) == order.size
     np.testing.assert_array_equal(z, expected_z)
     for got, want in zip(stats, expected):
         np.testing.assert_array_equal(got, want)
