@@ -581,6 +581,10 @@ def test_no_fit_keeps_a_table_whose_dataset_is_absent_instead_of_dropping_its_ro
     job = Reproduction("dct", results_dir=tmp_path / "results", work_dir=tmp_path / "w",
                        data_dir=empty, quiet=True, fit=False)
     job.collected = 4  # the synthetic streams' runs were found
+    # A name the registry does not know (IC's BioMedical: the paper's numbers only) is
+    # absent by design and must not stop --no-fit from rewriting (it kept IC Tables 2-3).
+    assert job.dataset_here("BioMedical") is False
+    assert job.absent == []
     assert job.dataset_here("CrisisLexT26") is False
     assert job.absent == ["CrisisLexT26"]
     job.write_text("heldout.md", "| synthetic | 0.603 |\n")
