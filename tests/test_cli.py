@@ -76,7 +76,8 @@ def test_importing_the_cli_loads_no_heavy_module():
 
 def test_a_gsdmm_run_imports_neither_scikit_learn_nor_pandas(tmp_path):
     # `make run` is 20 GSDMM fits of a second in all; importing scikit-learn (scipy.stats)
-    # or pandas would cost more CPU than the fits. The whole command, in a fresh process:
+    # or pandas would cost more CPU than the fits, and the optional extras (plots,
+    # embeddings, nearest neighbours, Dask) seconds more. The whole command, in a fresh process:
     # reading, fitting, metrics (AMI and ACC included), records, run files, summary.
     corpus = write_corpus(tmp_path / "tiny.jsonl")
     config = tmp_path / "gsdmm.yaml"
@@ -84,8 +85,9 @@ def test_a_gsdmm_run_imports_neither_scikit_learn_nor_pandas(tmp_path):
                       "  name: gsdmm\n  params: {n_clusters: 4, max_iter: 3}\nruns: 2\n")
     code = ("import sys\nfrom shortclust.cli import main\ntry:\n    main()\n"
             "except SystemExit as exit:\n    assert not exit.code, exit.code\n"
-            "print('heavy:', [m for m in ('sklearn', 'pandas', 'scipy.optimize', 'joblib') "
-            "if m in sys.modules])")
+            "print('heavy:', [m for m in ('sklearn', 'pandas', 'scipy.optimize', 'joblib', "
+            "'scipy.stats', 'matplotlib', 'plotly', 'torch', 'sentence_transformers', "
+            "'pynndescent', 'hnswlib', 'distributed') if m in sys.modules])")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-c", code, "run", str(config), "--output",
                            str(tmp_path / "out")], capture_output=True, text=True,

@@ -243,7 +243,8 @@ class RunContext:
         out = np.empty(labels.shape[0])
         for start in range(0, labels.shape[0], PROBABILITY_CHUNK):
             rows = slice(start, start + PROBABILITY_CHUNK)
-            proba = model.predict_proba(self.features[rows])
+            whole = labels.shape[0] <= PROBABILITY_CHUNK  # no copy of the rows then
+            proba = model.predict_proba(self.features if whole else self.features[rows])
             out[rows] = proba[np.arange(proba.shape[0]), labels[rows]]
         return out
 

@@ -251,6 +251,13 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
 
 
+def _as_int_list(labels: Iterable) -> list[int]:
+    """``labels`` as Python ints: a numpy integer array converted in one call."""
+    if getattr(labels, "dtype", None) is not None and labels.dtype.kind in "iu":
+        return labels.tolist()
+    return [int(label) for label in labels]
+
+
 def _json_safe(value: Any) -> Any:
     """Make ``value`` strict JSON: NaN/inf become None, numpy scalars Python numbers."""
     if isinstance(value, dict):
@@ -382,7 +389,8 @@ class RecordStore:
 
     def write_labels(self, run_id: str, labels: Iterable) -> Path:
         """Write one label per line (document order) atomically; return the file's path."""
-        text = "".join(f"{int(label)}\n" for label in labels)
+        # As Python ints: int() of each numpy integer took a millisecond per 2,500 labels.
+        text = "".join(f"{label}\n" for label in _as_int_list(labels))
         path = self.labels_path(run_id)
         atomic_write_text(path, text)
         return path

@@ -80,11 +80,10 @@ class DMMMixin:
         counts = self.cluster_word_counts_
         denominators = counts.sum(axis=1) + self.n_features_in_ * self.beta
         result = []
-        for row, denominator in zip(counts, denominators):
-            top = _top_columns(row, n)
+        for row, denominator, top in zip(counts, denominators, _top_columns(counts, n)):
             phi = (row[top] + self.beta) / denominator
-            result.append([(words[w] if words is not None else int(w), float(weight))
-                           for w, weight in zip(top, phi)])
+            result.append([(words[w] if words is not None else w, weight)
+                           for w, weight in zip(top.tolist(), phi.tolist())])
         return result
 
     @property
@@ -215,21 +214,37 @@ def binarised(counts):
     return binary_matrix(counts, dtype=counts.dtype)
 
 
-def _top_columns(row, n):
-    """The ``n`` columns of largest count in a cluster's ``row``, ties by column.
+def _top_columns(rows, n):
+    """The ``n`` columns of largest value in each row of ``rows`` (2-D), ties by column.
 
-    They are ``np.argsort(-phi, kind="stable")[:n]`` of Eq. 9's weights, found without
-    sorting the whole row: phi is increasing in the count within a cluster, so the words
-    the cluster holds come first, by count, and (when it holds fewer than ``n``) the words
-    it does not hold follow, all tied at ``beta``'s share, in column order. A cluster
-    holds a few hundred of the vocabulary's thousands of words, so only those are sorted
-    (topic quality asks for top words after every run; ``benchmarks/README.md``).
+    Each is ``np.argsort(-phi, kind="stable")[:n]`` of its row's Eq. 9 weights, found
+    without sorting whole rows: phi is increasing in the count within a cluster, so the
+    words the cluster holds come first, by count, and (when it holds fewer than ``n``) the
+    words it does not hold follow, all tied at ``beta``'s share, in column order. A cluster
+    holds a few hundred of the vocabulary's thousands of words, so only those are sorted,
+    all clusters in one sort (topic quality asks for top words after every run, and
+    ``make run`` writes them for each of its 20 runs; ``benchmarks/README.md``).
+
+    Returns
+    -------
+    list of ndarray of int64
+        One array of ``n`` columns (fewer if the row is shorter) per row.
     """
-    held = np.flatnonzero(row)
-    top = held[np.argsort(-row[held], kind="stable")][:n]
-    if top.size < n:
-        top = np.concatenate([top, np.flatnonzero(row == 0)[:n - top.size]])
-    return top
+    held_rows, held_columns = np.nonzero(rows)  # row by row, columns increasing
+    values = rows[held_rows, held_columns]
+    if values.dtype.kind == "u":
+        values = values.astype(np.int64)  # negated below
+    # lexsort is stable: within a row, equal values keep their column order.
+    order = np.lexsort((-values, held_rows))
+    held_columns = held_columns[order]
+    bounds = np.searchsorted(held_rows[order], np.arange(rows.shape[0] + 1)).tolist()
+    tops = []
+    for k in range(rows.shape[0]):
+        top = held_columns[bounds[k]:min(bounds[k] + n, bounds[k + 1])]
+        if top.size < n:
+            top = np.concatenate([top, np.flatnonzero(rows[k] == 0)[:n - top.size]])
+        tops.append(top)
+    return tops
 
 
 def step_rows(steps, n_documents):

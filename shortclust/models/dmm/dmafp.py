@@ -306,9 +306,10 @@ class DMAFP(ClusteringModel):
         check_is_fitted(self, "labels_")
         words = vocabulary if vocabulary is not None else self.vocabulary_
         result = []
-        for row in self.cluster_word_params_:
-            # mu_kw = lam + rho_w n_kw: ranking by mu is ranking by the excess over lam.
-            top = _top_columns(row - row.min(), n)
+        params = self.cluster_word_params_
+        # mu_kw = lam + rho_w n_kw: ranking by mu is ranking by the excess over lam.
+        tops = _top_columns(params - params.min(axis=1, keepdims=True), n)
+        for row, top in zip(params, tops):
             mean = row[top] / row.sum()
             result.append([(words[w] if words is not None else int(w), float(weight))
                            for w, weight in zip(top, mean)])

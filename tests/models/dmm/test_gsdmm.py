@@ -84,6 +84,22 @@ def test_compact_clusters_is_a_relabelling_to_the_leading_slots(seed, by_docs):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_top_columns_are_a_stable_argsort_of_each_rows_weights(seed):
+    # What top_words ranks by: Eq. 9's phi, increasing in the count; ties by column.
+    from shortclust.models.dmm._common import _top_columns
+
+    rng = np.random.default_rng(seed)
+    counts = rng.poisson(0.4, size=(12, 40)).astype(np.int32)
+    counts[3] = 0  # a cluster holding no word: the first columns
+    counts[5, :2] = 1  # fewer held words than asked
+    counts[5, 2:] = 0
+    tops = _top_columns(counts, 6)
+    for row, top in zip(counts, tops):
+        phi = (row + 0.1) / (row.sum() + 40 * 0.1)
+        np.testing.assert_array_equal(top, np.argsort(-phi, kind="stable")[:6])
+
+
 def random_cluster_state(rng, n_words=50, n_active=7):
     """Counts of a few clusters, one of them holding none of the words."""
     n_wz = rng.integers(0, 5000, size=(n_words, n_active)).astype(np.int32)
