@@ -35,7 +35,10 @@ FAKES = {
     "fake_stream": fakes.register_fake_stream_model,
     "fake_vector_stream": fakes.register_fake_vector_stream_model,
 }
-NAMES = model_names() + sorted(FAKES)
+#: Models checked a second time with their parallel sweep (``threads=2``, every step of a
+#: stream sampled in parallel however small): the name, "+threads=2".
+THREADED = {"dct+threads=2": "dct"}
+NAMES = model_names() + sorted(FAKES) + sorted(THREADED)
 #: Models whose library is an optional extra (`bench`): their checks are slow (UMAP compiles
 #: on first use) and skipped where the library is not installed.
 OPTIONAL = {"bertopic": "bertopic"}
@@ -67,6 +70,11 @@ def model_name(request, monkeypatch):
         pytest.importorskip(OPTIONAL[request.param])
     if request.param in FAKES:
         FAKES[request.param](monkeypatch)
+    if request.param in THREADED:
+        from shortclust.models.dmm import dct
+        monkeypatch.setitem(QUICK, "threads", 2)
+        monkeypatch.setattr(dct, "PARALLEL_MIN_WORK", 0)
+        return THREADED[request.param]
     return request.param
 
 

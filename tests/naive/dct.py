@@ -17,12 +17,13 @@ from tests.naive.gsdmm import _documents, _first_above
 
 
 def dct_stream(batches, n_topics, lags, alpha, beta, max_iter, fixed_point_iter, floor, seed,
-               shared_alpha=False, topic_beta=False):
+               shared_alpha=False, topic_beta=False, threads=1, min_work=0):
     """Run DCT over ``batches`` (CSR count matrices, one per step).
 
     ``shared_alpha``: one alpha_{t,l} for all topics; ``topic_beta``: one beta_{t,z,l} per
     topic instead of one beta_{t,v,l} per word (the model's ``topic_precision="shared"``
-    and ``word_precision="topic"``).
+    and ``word_precision="topic"``). ``threads`` > 1: the reference of ``DCT(threads=B)``
+    for steps whose tokens x ``n_topics`` reach ``min_work`` (:func:`_parallel_sweep`).
 
     Returns ``(labels, theta, phi)``: every document's label (argmax of Eq. 11), and the
     last step's Theta_t (Z,) and Phi_t (Z, V) as nested lists.
@@ -43,15 +44,14 @@ def dct_stream(batches, n_topics, lags, alpha, beta, max_iter, fixed_point_iter,
                   [[floor * beta / lags] * width for _ in range(lags)])
         z = [int(k) for k in rng.integers(0, n_topics, size=len(docs))]
         counts = _counts(docs, z, n_topics)
+        parallel = threads > 1 and X.sum() * n_topics >= min_work
         for _ in range(max_iter):
             uniforms = rng.random(len(docs))
             prior = priors(precisions, past, topic_beta)
-            for d, doc in enumerate(docs):
-                _move(doc, z[d], -1, counts)
-                log_w = [log_eq5(doc, k, counts, prior) for k in range(n_topics)]
-                chosen = _first_above(log_w, uniforms[d])
-                z[d] = z[d] if chosen is None else chosen
-                _move(doc, z[d], +1, counts)
+            if parallel:
+                counts = _parallel_sweep(docs, z, uniforms, prior, n_topics, threads)
+            else:
+                _sweep(docs, range(len(docs)), z, uniforms, counts, prior, n_topics)
             for _ in range(fixed_point_iter):
                 precisions = fixed_point_step(precisions, past, counts, floors, shared_alpha,
                                               topic_beta)
@@ -65,6 +65,32 @@ def dct_stream(batches, n_topics, lags, alpha, beta, max_iter, fixed_point_iter,
         theta_history = [theta] + theta_history[:-1]
         phi_history = [phi] + phi_history[:-1]
     return np.array(labels), theta_history[0], phi_history[0]
+
+
+def _sweep(docs, which, z, uniforms, counts, prior, n_topics):
+    """Re-sample the documents ``which``, in order, from Eq. 5 against ``counts``."""
+    for d in which:
+        _move(docs[d], z[d], -1, counts)
+        log_w = [log_eq5(docs[d], k, counts, prior) for k in range(n_topics)]
+        chosen = _first_above(log_w, uniforms[d])
+        z[d] = z[d] if chosen is None else chosen
+        _move(docs[d], z[d], +1, counts)
+
+
+def _parallel_sweep(docs, z, uniforms, prior, n_topics, threads):
+    """The parallel sweep written out: each block of ``block_bounds`` (about equal
+    tokens) re-samples its documents against its own copy of the counts of the topics at
+    the start of the sweep; then the counts are those of the new topics. Returns them."""
+    from shortclust.models.common.threads import block_bounds
+
+    lengths = [sum(c for _, c in doc) for doc in docs]
+    bounds = block_bounds(np.concatenate([[0], np.cumsum(lengths)]), threads)
+    start = list(z)
+    for b in range(threads):
+        block_counts = _counts(docs, start, n_topics)
+        _sweep(docs, range(bounds[b], bounds[b + 1]), z, uniforms, block_counts, prior,
+               n_topics)
+    return _counts(docs, z, n_topics)
 
 
 def priors(precisions, past, topic_beta=False):

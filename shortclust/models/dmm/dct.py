@@ -15,6 +15,12 @@ from shortclust.models.common.invariants import FITTED_INVARIANTS
 
 __all__ = ["DCT"]
 
+#: Tokens x ``n_clusters`` a time step needs before ``threads > 1`` samples it in parallel:
+#: 1,000 tokens at Z = 300, where one sweep takes about 2 ms on one core; below it the
+#: sweep's fixed costs (waking the second thread, two parallel regions per sweep) were a
+#: larger share (benchmarks/README.md, "DCT with threads").
+PARALLEL_MIN_WORK = 300_000
+
 
 class DCT(ClusteringModel):
     """Dynamic Clustering Topic model (Liang, Yilmaz & Kanoulas, KDD 2016).
@@ -186,10 +192,12 @@ class DCT(ClusteringModel):
         "topic_precision": Options("topic", "shared"),
         "word_precision": Options("word", "topic"),
         "precision_floor": Interval(0.0, 1.0),
+        "threads": Integer(1),
         "random_state": Seed(),
     }
     #: Added after DCT's runs were archived; these values are the behaviour from before.
-    _parameters_added_later = {"topic_precision": "topic", "word_precision": "word"}
+    _parameters_added_later = {"topic_precision": "topic", "word_precision": "word",
+                               "threads": 1}
     capabilities = Capabilities(input="counts", incremental=True, predict=True,
                                 predict_proba=True, top_words=True, topics=True)
     _fitted_attributes = ("labels_", "n_clusters_", "n_iter_", "n_features_in_", "n_steps_",
@@ -202,15 +210,18 @@ class DCT(ClusteringModel):
     @classmethod
     def memory_bytes(cls, params, n_docs, n_features):
         """The float64 topic-word arrays (the L past Phi, the prior, the posterior) and
-        the counts: a lower bound (see :meth:`ClusteringModel.memory_bytes`)."""
+        the counts (one more copy per block with ``threads`` > 1): a lower bound (see
+        :meth:`ClusteringModel.memory_bytes`)."""
         params = {**cls().get_params(), **params}
         if n_features is None:
             return None
-        return n_features * params["n_clusters"] * (8 * (params["dependency_length"] + 2) + 2)
+        copies = 1 + (params["threads"] if params["threads"] > 1 else 0)
+        return n_features * params["n_clusters"] * (8 * (params["dependency_length"] + 2)
+                                                    + 2 * copies)
 
     def __init__(self, *, n_clusters=50, dependency_length=1, alpha=10.0, beta=1000.0,
                  max_iter=30, fixed_point_iter=1, topic_precision="topic",
-                 word_precision="word", precision_floor=0.5, random_state=None):
+                 word_precision="word", precision_floor=0.5, threads=1, random_state=None):
         self.n_clusters = n_clusters
         self.dependency_length = dependency_length
         self.alpha = alpha
@@ -220,6 +231,7 @@ class DCT(ClusteringModel):
         self.topic_precision = topic_precision
         self.word_precision = word_precision
         self.precision_floor = precision_floor
+        self.threads = threads
         self.random_state = random_state
 
     # --- fitting ----------------------------------------------------------------------------
@@ -319,7 +331,9 @@ class DCT(ClusteringModel):
         n_sweeps = self.max_iter if n_sweeps is None else n_sweeps
         step = _Step(counts, self._initial_precisions(), self.proportions_history_,
                      self._phi_history, self.topic_precision == "shared",
-                     self.word_precision == "topic")
+                     self.word_precision == "topic",
+                     self.threads if counts.sum() * self.n_clusters >= PARALLEL_MIN_WORK
+                     else 1)
         rng = self.random_state_
         if z is None:
             z = rng.integers(0, self.n_clusters, size=counts.shape[0])
@@ -442,7 +456,7 @@ class _Step:
     """One time step's sampler: documents, topics, counts, precisions and priors."""
 
     def __init__(self, counts, precisions, theta_history, phi_history, shared_alpha=False,
-                 topic_beta=False):
+                 topic_beta=False, threads=1):
         self.alpha, self.beta, floor = precisions
         self.alpha_floor, self.beta_floor = floor * self.alpha, floor * self.beta
         self.shared_alpha, self.topic_beta = shared_alpha, topic_beta
@@ -451,6 +465,9 @@ class _Step:
         n_topics = theta_history.shape[1]
         self.stats = zero_stats(counts.shape[1], n_topics, count_dtype(counts))
         self.scratch = np.empty((3, n_topics))
+        #: Blocks of the parallel sweep (1: the exact sequential kernel), their layout
+        #: and scratch (made by the first sweep).
+        self.threads, self._blocks = threads, None
         self.z = None
         self.refresh_prior()
 
@@ -474,9 +491,26 @@ class _Step:
         return np.ones(scaled.shape[:2]), scaled
 
     def sweep(self, uniforms):
-        """Algorithm 1 steps 3-5; returns the documents moved."""
+        """Algorithm 1 steps 3-5; returns the documents moved. With ``threads > 1`` the
+        parallel sweep of ``_dct_parallel``, fed the same uniforms."""
+        if self.threads > 1:
+            return self._parallel_sweep(uniforms)
         return int(kernels.gibbs_sweep(self.docs, self.z, self.stats, self.prior, uniforms,
                                        self.scratch))
+
+    def _parallel_sweep(self, uniforms):
+        from shortclust.models.common.threads import thread_limit
+        from shortclust.models.dmm import _dct_parallel
+
+        if self._blocks is None:
+            n_words, n_topics = self.stats[2].shape
+            self._blocks = (_dct_parallel.block_layout(self.docs, self.threads),
+                            _dct_parallel.sweep_scratch(self.threads, n_words, n_topics,
+                                                        self.stats[2].dtype))
+        layout, scratch = self._blocks
+        with thread_limit(self.threads):
+            return int(_dct_parallel.parallel_sweep(self.docs, self.z, self.stats, self.prior,
+                                                    uniforms, layout, *scratch))
 
     def update_precisions(self):
         """One fixed-point step of alpha_t and beta_t (Algorithm 1 step 6, Appendix B)."""
