@@ -101,6 +101,23 @@ def test_real_gsdmm_in_two_workers_matches_one_process(tmp_path, corpus_path):
         labels_of(tmp_path / "seq", sequential.records)
 
 
+def test_dct_with_threads_gives_the_same_labels_with_any_jobs(tmp_path, corpus_path):
+    # Workers run numba on one thread (WORKER_ENV), this process on up to two: the
+    # parallel sweep's labels depend on its blocks, not on the threads that ran them.
+    from shortclust.models.dmm import dct
+
+    n_clusters = 20000  # 12 short documents: enough topics to pass the parallel threshold
+    assert 30 * n_clusters >= dct.PARALLEL_MIN_WORK
+    config = write_config(tmp_path / "dct.yaml", corpus_path, tmp_path / "seq", runs=2,
+                          model={"name": "dct", "params": {"n_clusters": n_clusters,
+                                                           "max_iter": 3, "threads": 2}})
+    sequential = run(config)
+    parallel = run(config, f"output={tmp_path / 'par'}", jobs=2)
+    assert by_run_id(parallel.records) == by_run_id(sequential.records)
+    assert labels_of(tmp_path / "par", parallel.records) == \
+        labels_of(tmp_path / "seq", sequential.records)
+
+
 def test_jobs_are_capped_by_the_runs_to_do(config_path, inline_pool, monkeypatch):
     monkeypatch.setattr(joblib, "cpu_count", lambda: 8)
     run(config_path, "runs=1", jobs=4)
