@@ -44,7 +44,17 @@ finished with both settings and says so.
   after each, precision floor 0.5, the ``auto`` preprocessing; NMI of every document's
   label at the end of the stream; seeds 0..19. Each step (about 694 documents, 4,400
   tokens) is above DCT's ``PARALLEL_MIN_WORK``, so every sweep of ``threads=2`` is the
-  parallel one.
+  parallel one. It failed the check (2 threads lower); these runs are version 1 of DCT's
+  parallel sweep (every sweep parallel), kept as the declared result.
+* ``dct_mstream_tweets_t`` (declared after that failure, before its runs): version 2 of
+  DCT's parallel sweep (each step's first sweep sequential, the later ones parallel;
+  chosen from 3 seeds on MStream-News-T) on a stream not used to choose it:
+  MStream-Tweets-T (30,322 tweets, 269 topics), the DCT reproduction's other stream, with
+  the same settings and 16 steps (about 1,895 documents each); seeds 0..19, the job
+  time-boxed to 20:50 UTC (the table keeps the seeds finished with both settings).
+* ``dct_mstream_news_t_v2`` (a follow-up, exploratory: the data version 2 was chosen on):
+  version 2 on the ``dct_mstream_news_t`` setting, seeds 0..19, after the Tweets-T
+  cell and within the same time box.
 
 Why 2 threads score higher on GoogleNews-T x16 (measured on seed 0 only, by
 ``threads_trace.py``; its table ``trace.md``; a diagnosis, not a test over seeds):
@@ -116,8 +126,11 @@ from shortclust.pipeline.reproduce import markdown_table  # noqa: E402
 OUT = Path(__file__).resolve().parent.parent / "results" / "benchmark" / "threads"
 THREADS = (1, 2)
 #: Version of each model's parallel sweep (threads > 1) whose runs the table uses.
-SCHEMES = {"gsdmm": 1, "lda": 2, "dct": 1}
+SCHEMES = {"gsdmm": 1, "lda": 2, "dct": 2}
 
+#: DCT as ``configs/papers/dct/dct.yaml`` runs it.
+_DCT = {"n_clusters": 300, "dependency_length": 1, "alpha": 10.0, "beta": 1000.0,
+        "max_iter": 10, "fixed_point_iter": 1, "precision_floor": 0.5}
 CELLS = {
     "gsdmm_googlenews_t": {
         "label": "GSDMM, GoogleNews-T", "model": "gsdmm", "dataset": "GoogleNews-T",
@@ -141,9 +154,16 @@ CELLS = {
         "params": {"n_clusters": 20, "beta": 0.1, "max_iter": 100}},
     "dct_mstream_news_t": {
         "label": "DCT, MStream-News-T, 16 steps", "model": "dct", "dataset": "MStream-News-T",
-        "preprocess": "auto", "copies": 1, "seeds": 20, "steps": 16,
-        "params": {"n_clusters": 300, "dependency_length": 1, "alpha": 10.0, "beta": 1000.0,
-                   "max_iter": 10, "fixed_point_iter": 1, "precision_floor": 0.5}},
+        "preprocess": "auto", "copies": 1, "seeds": 20, "steps": 16, "scheme": 1,
+        "params": _DCT},
+    "dct_mstream_tweets_t": {
+        "label": "DCT, MStream-Tweets-T, 16 steps", "model": "dct",
+        "dataset": "MStream-Tweets-T", "preprocess": "auto", "copies": 1, "seeds": 20,
+        "steps": 16, "params": _DCT},
+    "dct_mstream_news_t_v2": {
+        "label": "DCT, MStream-News-T, 16 steps (follow-up)", "model": "dct",
+        "dataset": "MStream-News-T", "preprocess": "auto", "copies": 1, "seeds": 20,
+        "steps": 16, "params": _DCT},
 }
 
 
@@ -167,7 +187,14 @@ def current(records):
     another setting or of an earlier version is not one)."""
     return [r for r in records if r["cell"] in CELLS and r["params"] == CELLS[r["cell"]]["params"]
             and r["copies"] == CELLS[r["cell"]]["copies"]
-            and (r["threads"] == 1 or r.get("scheme", 1) == SCHEMES[r["model"]])]
+            and (r["threads"] == 1 or r.get("scheme", 1) == scheme(r["cell"]))]
+
+
+def scheme(cell):
+    """The version of the parallel sweep a cell's ``threads=2`` rows use: the cell's own
+    (an archived version, whose runs the records hold) or its model's current one."""
+    spec = CELLS[cell]
+    return spec.get("scheme", SCHEMES[spec["model"]])
 
 
 def save_records(path, records):
@@ -220,6 +247,18 @@ def stream_fit(model, corpus, n_steps):
     return labels, seconds
 
 
+def same_run(records, cell, threads, seed):
+    """A 1-thread run of another cell with this cell's data and settings (the sequential
+    kernel does not depend on the parallel sweep's version), or None."""
+    spec = CELLS[cell]
+    if threads != 1:
+        return None
+    return next((r for r in records if r["threads"] == 1 and r["seed"] == seed
+                 and r["dataset"] == spec["dataset"] and r["params"] == spec["params"]
+                 and r["copies"] == spec["copies"] and r.get("steps") == spec.get("steps")
+                 and r["cell"] != cell and "reused_from" not in r), None)
+
+
 def fit(cells, seeds, path):
     from shortclust.data import load_corpus
 
@@ -231,12 +270,18 @@ def fit(cells, seeds, path):
                   if (cell, t, s) not in done]
         if not wanted:
             continue
+        if scheme(cell) != SCHEMES[spec["model"]]:
+            print(f"{cell}: its runs are version {scheme(cell)} of the parallel sweep, which "
+                  "the code no longer runs: the records only", file=sys.stderr)
+            continue
         corpus = load_corpus(spec["dataset"], preprocess=spec["preprocess"])
         if spec["copies"] > 1:
             corpus = corpus.repeat(spec["copies"])
         for threads, seed in wanted:
             started = time.perf_counter()
-            record = fit_one(cell, spec, corpus, threads, seed)
+            same = same_run(records, cell, threads, seed)
+            record = (dict(same, cell=cell, reused_from=same["cell"]) if same else
+                      fit_one(cell, spec, corpus, threads, seed))
             records.append(record)
             save_records(path, records)  # after every run: an interrupted job loses one
             print(f"{cell} threads={threads} seed={seed}: NMI {record['nmi']:.4f}, "
@@ -280,11 +325,14 @@ def table(records):
             "mean(threads=1)| <= 2 x std(threads=1); Welch's two-sided t-test beside it "
             "(p < 0.05: the means differ beyond seed noise). Settings as declared in "
             "`benchmarks/threads_quality.py` (LDA: 100 sweeps, not the paper "
-            "configuration's 1,000). The follow-up row was added after the 10-sweep x16 "
-            "row failed the check: exploratory, not part of the declared comparison. "
+            "configuration's 1,000). Follow-up rows were added after a declared row had "
+            "failed the check: exploratory, not part of the declared comparison. "
             "threads=2 rows use the current version of each parallel sweep "
             f"({', '.join(f'{m.upper()} {v}' for m, v in SCHEMES.items())}; LDA's version "
-            "2 draws each block's uniforms in its own thread, see the script's docstring). "
+            "2 draws each block's uniforms in its own thread, see the script's docstring), "
+            "except the first DCT row, version 1 of DCT's (every sweep parallel; version 2 "
+            "runs each time step's first sweep sequentially). A 1-thread run shared by two "
+            "cells with the same data and settings is fitted once (`reused_from`). "
             "Why GSDMM's 2-block sweep scores higher on x16 (seed 0, sweep by sweep: "
             "`trace.md`): it reaches a higher log joint of the exact model, the gap is made "
             "in the first sweeps from the random start (2 blocks for sweep 1 only give two "

@@ -23,7 +23,7 @@ def dct_stream(batches, n_topics, lags, alpha, beta, max_iter, fixed_point_iter,
     ``shared_alpha``: one alpha_{t,l} for all topics; ``topic_beta``: one beta_{t,z,l} per
     topic instead of one beta_{t,v,l} per word (the model's ``topic_precision="shared"``
     and ``word_precision="topic"``). ``threads`` > 1: the reference of ``DCT(threads=B)``
-    for steps whose tokens x ``n_topics`` reach ``min_work`` (:func:`_parallel_sweep`).
+    (every sweep after a step's first) for steps whose tokens x ``n_topics`` reach ``min_work`` (:func:`_parallel_sweep`).
 
     Returns ``(labels, theta, phi)``: every document's label (argmax of Eq. 11), and the
     last step's Theta_t (Z,) and Phi_t (Z, V) as nested lists.
@@ -45,10 +45,10 @@ def dct_stream(batches, n_topics, lags, alpha, beta, max_iter, fixed_point_iter,
         z = [int(k) for k in rng.integers(0, n_topics, size=len(docs))]
         counts = _counts(docs, z, n_topics)
         parallel = threads > 1 and X.sum() * n_topics >= min_work
-        for _ in range(max_iter):
+        for iteration in range(max_iter):
             uniforms = rng.random(len(docs))
             prior = priors(precisions, past, topic_beta)
-            if parallel:
+            if parallel and iteration > 0:  # the step's first sweep is sequential
                 counts = _parallel_sweep(docs, z, uniforms, prior, n_topics, threads)
             else:
                 _sweep(docs, range(len(docs)), z, uniforms, counts, prior, n_topics)

@@ -79,6 +79,20 @@ class DCT(ClusteringModel):
         documents, a word absent from the step), after which Eq. 5 gives a later document
         holding that word probability 0 in every topic. Each precision is therefore kept
         at least ``precision_floor`` times its initial value.
+    threads : int, default=1
+        1: the exact sequential sweep of Algorithm 1 (the reference). B > 1: in a step
+        whose tokens x ``n_clusters`` reach ``PARALLEL_MIN_WORK`` (300,000: 1,000 tokens
+        at Z = 300), every sweep after the step's first cuts the step's documents into B
+        blocks of about equal tokens, sampled in up to B threads (numba ``prange``), each
+        against a private copy of the step's counts ``m_z``, ``n_z``, ``n_zv`` taken at
+        the start of the sweep: within a sweep a block sees its own moves but the other
+        blocks' counts as they were at the start (stale); the copies' changes are merged
+        after the sweep, before the fixed-point steps, which stay exact. An
+        approximation of the sequential chain, as AD-LDA is of LDA's (Newman et al.
+        2009): labels differ from ``threads=1``; they depend on B and the seed only, not
+        on how many threads ran or in which order. The step's first sweep, from the
+        random initial topics, and smaller steps run the sequential sweep (see
+        :mod:`shortclust.models.dmm._dct_parallel` for why).
     random_state : int, numpy.random.Generator or None, default=None
         Seed of the initial topics and of the draws. Same seed, same labels.
 
@@ -466,8 +480,8 @@ class _Step:
         self.stats = zero_stats(counts.shape[1], n_topics, count_dtype(counts))
         self.scratch = np.empty((3, n_topics))
         #: Blocks of the parallel sweep (1: the exact sequential kernel), their layout
-        #: and scratch (made by the first sweep).
-        self.threads, self._blocks = threads, None
+        #: and scratch (made by the first parallel sweep), and the sweeps run.
+        self.threads, self._blocks, self.n_sweeps = threads, None, 0
         self.z = None
         self.refresh_prior()
 
@@ -491,9 +505,11 @@ class _Step:
         return np.ones(scaled.shape[:2]), scaled
 
     def sweep(self, uniforms):
-        """Algorithm 1 steps 3-5; returns the documents moved. With ``threads > 1`` the
-        parallel sweep of ``_dct_parallel``, fed the same uniforms."""
-        if self.threads > 1:
+        """Algorithm 1 steps 3-5; returns the documents moved. With ``threads > 1``, after
+        the step's first sweep, the parallel sweep of ``_dct_parallel``, fed the same
+        uniforms."""
+        self.n_sweeps += 1
+        if self.threads > 1 and self.n_sweeps > 1:
             return self._parallel_sweep(uniforms)
         return int(kernels.gibbs_sweep(self.docs, self.z, self.stats, self.prior, uniforms,
                                        self.scratch))
