@@ -1,4 +1,4 @@
-"""Threads inside one fit: GSDMM and LDA at threads 1 and 2, tomotopy LDA at workers 1 and 2.
+"""Threads inside one fit: GSDMM, LDA and DCT at threads 1 and 2, tomotopy LDA at workers 1 and 2.
 
 Usage (on an idle machine with 2 free cores; estimated 4 minutes for the default 5
 repeats: a 1-repeat run took 2.5 minutes at load average 10, of which 1.8 were the fits,
@@ -7,6 +7,8 @@ which run about 3 times faster on free cores)::
     python benchmarks/bench_threads.py --out results/benchmark/threads/timing.md
     python benchmarks/bench_threads.py --repeats 3 --out /tmp/threads.md   # shorter
     python benchmarks/bench_threads.py --small            # a check of the script (a minute)
+    python benchmarks/bench_threads.py --workloads dct,dct_sweeps,dct_x4,dct_tiny_steps \
+        --repeats 3 --out results/benchmark/threads/timing_dct.md   # DCT (about 3 minutes idle)
 
 Workloads (issue 31, item 4):
 
@@ -16,6 +18,22 @@ Workloads (issue 31, item 4):
 * LDA on 20NG-news20 (the registry's ``newsgroups`` preprocessing), K = 20,
   alpha = 50 / K, beta = 0.1, 50 sweeps (``bench_lda.py``'s setting), and tomotopy's
   ``LDAModel`` on the same tokens with the same priors, ``optim_interval = 0``.
+
+DCT workloads (``--workloads``; not in the default run): DCT as the DCT reproduction runs
+it (``configs/papers/dct/dct.yaml``: Z = 300, alpha = 10, beta = 1000, precision floor
+0.5, 10 sweeps per time step), on MStream-News-T in its time order cut into equal time
+steps, one ``partial_fit`` each; timed: the sum of the steps' ``sample_seconds_`` (the
+sweeps and the fixed-point steps, which stay sequential):
+
+* ``dct``: 16 steps of about 694 documents (4,400 tokens), one fixed-point step after
+  each sweep (the reproduction's stream);
+* ``dct_sweeps``: the same without fixed-point steps: the sweeps alone, what the threads
+  act on;
+* ``dct_x4``: 4 concatenated copies, 16 steps of about 2,777 documents (17,300 tokens),
+  one fixed-point step after each sweep: larger steps;
+* ``dct_tiny_steps``: 160 steps of about 69 documents (430 tokens), no fixed-point steps,
+  with the parallel sweep forced on (``PARALLEL_MIN_WORK`` set to 0 in the child: these
+  steps, 130,000 tokens x topics, are below it): what the threshold is about.
 
 Engines: ours with ``threads=1`` (the exact sequential kernel) and ``threads=2`` (the
 approximate parallel sweep over 2 blocks), tomotopy with ``workers=1`` and ``workers=2``.
@@ -51,21 +69,34 @@ import _setup  # noqa: E402  (beside this file: the thread set-up every benchmar
 os.environ.setdefault("NUMBA_NUM_THREADS", "2")
 _setup.one_thread()
 
+_DCT = {"dataset": "MStream-News-T", "preprocess": "auto", "copies": 1, "k": 300,
+        "iters": 10, "steps": 16, "fixed_point_iter": 1}
 WORKLOADS = {
     "gsdmm": {"dataset": "GoogleNews-T", "preprocess": "none", "copies": 16, "k": 300,
               "iters": 30},
     "lda": {"dataset": "20NG-news20", "preprocess": "auto", "copies": 1, "k": 20,
             "iters": 50},
+    "dct": _DCT,
+    "dct_sweeps": {**_DCT, "fixed_point_iter": 0},
+    "dct_x4": {**_DCT, "copies": 4},
+    "dct_tiny_steps": {**_DCT, "steps": 160, "fixed_point_iter": 0, "force_parallel": True},
 }
 SMALL = {
     "gsdmm": {"dataset": "GoogleNews-T", "preprocess": "none", "copies": 1, "k": 100,
               "iters": 3},
     "lda": {"dataset": "GoogleNews-T", "preprocess": "none", "copies": 1, "k": 20,
             "iters": 5},
+    **{name: {**spec, "k": 50, "iters": 2} for name, spec in WORKLOADS.items()
+       if name.startswith("dct")},
 }
-# (workload, engine, threads or workers), in the order each repeat runs them.
-ENGINES = [("gsdmm", "ours", 1), ("gsdmm", "ours", 2), ("lda", "ours", 1),
-           ("lda", "ours", 2), ("lda", "tomotopy", 1), ("lda", "tomotopy", 2)]
+DEFAULT_WORKLOADS = ("gsdmm", "lda")
+
+
+def engines(workloads, tomotopy=True):
+    """(workload, engine, threads or workers), in the order each repeat runs them."""
+    return [(w, engine, n) for w in workloads
+            for engine in (("ours", "tomotopy") if w == "lda" and tomotopy else ("ours",))
+            for n in (1, 2)]
 
 
 def parse_args(argv):
@@ -74,6 +105,9 @@ def parse_args(argv):
     parser.add_argument("--small", action="store_true",
                         help="tiny workloads (GoogleNews-T once, few sweeps): checks the script")
     parser.add_argument("--no-tomotopy", action="store_true", help="leave tomotopy out")
+    parser.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS),
+                        help=f"comma list of {', '.join(WORKLOADS)} (default: "
+                             f"{','.join(DEFAULT_WORKLOADS)})")
     parser.add_argument("--out", default=None,
                         help="also write the Markdown table here (and its figures as JSON "
                              "beside it, the same name with .json)")
@@ -89,7 +123,32 @@ def load(spec, data_dir):
     return corpus.repeat(spec["copies"]) if spec["copies"] > 1 else corpus
 
 
+def run_dct(spec, counts, threads, seed):
+    """DCT over ``spec["steps"]`` equal time steps in row order (MStream-News-T's time
+    order; copies one after another): sampling seconds of all steps, CPU of the whole."""
+    import numpy as np
+
+    from shortclust.models.dmm import dct
+
+    if spec.get("force_parallel"):
+        dct.PARALLEL_MIN_WORK = 0
+
+    def make(iters):
+        return dct.DCT(n_clusters=spec["k"], alpha=10.0, beta=1000.0, max_iter=iters,
+                       fixed_point_iter=spec["fixed_point_iter"], precision_floor=0.5,
+                       threads=threads, random_state=seed)
+    make(1).partial_fit(counts[:2000])  # compile, or load the compiled kernels: not timed
+    model, seconds = make(spec["iters"]), 0.0
+    cpu = time.process_time()
+    for rows in np.array_split(np.arange(counts.shape[0]), spec["steps"]):
+        model.partial_fit(counts[rows])
+        seconds += model.sample_seconds_
+    return seconds, time.process_time() - cpu
+
+
 def run_ours(workload, spec, counts, threads, seed):
+    if workload.startswith("dct"):
+        return run_dct(spec, counts, threads, seed)
     if workload == "gsdmm":
         from shortclust.models.dmm.gsdmm import GSDMM
 
@@ -158,10 +217,10 @@ def spawn(args, workload, engine, threads, seed):
 
 
 def measure(args):
-    engines = [e for e in ENGINES if not (args.no_tomotopy and e[1] == "tomotopy")]
-    results = {e: [] for e in engines}
+    order = engines(args.workloads.split(","), not args.no_tomotopy)
+    results = {e: [] for e in order}
     for seed in range(args.repeats):
-        for workload, engine, threads in engines:
+        for workload, engine, threads in order:
             result = spawn(args, workload, engine, threads, seed)
             results[(workload, engine, threads)].append(result)
             print(f"repeat {seed}: {workload} {engine} x{threads}: {result['wall']:.2f} s "
@@ -179,7 +238,7 @@ def summary(results, args):
             "workload": workload, "engine": engine, "threads": threads,
             "dataset": spec["dataset"] + (f" x{spec['copies']}" if spec["copies"] > 1 else ""),
             "docs": runs[0]["docs"], "tokens": runs[0]["tokens"], "k": spec["k"],
-            "iters": spec["iters"], "wall_median": wall,
+            "iters": spec["iters"], "steps": spec.get("steps"), "wall_median": wall,
             "wall_all": [round(r["wall"], 3) for r in runs],
             "cpu_median": statistics.median(r["cpu"] for r in runs),
             "mtokens_sweeps_per_s": runs[0]["tokens"] * spec["iters"] / wall / 1e6,
@@ -203,21 +262,24 @@ def markdown(rows, args, load_before, load_after):
     for key, row in rows.items():
         one = (key[0], key[1], 1)
         speedup = ratio(rows, key, one)
+        steps = f", {row['steps']} steps" if row["steps"] else ""
         lines.append(
             f"| {row['workload'].upper()} (K = {row['k']}) | {row['dataset']} "
-            f"({row['docs']:,} docs) | {names[row['engine']]} | {row['threads']} | "
-            f"{row['iters']} | {row['wall_median']:.2f} | "
+            f"({row['docs']:,} docs{steps}) | {names[row['engine']]} | {row['threads']} | "
+            f"{row['iters']}{' per step' if steps else ''} | {row['wall_median']:.2f} | "
             f"{', '.join(f'{w:.2f}' for w in row['wall_all'])} | "
             f"{row['mtokens_sweeps_per_s']:.1f} | {row['cpu_median']:.2f} | "
             f"{'-' if speedup is None or key == one else f'{speedup:.2f}x'} | "
             f"{row['peak_rss_mib']:.0f} |")
     checks = []
-    for workload in ("gsdmm", "lda"):
+    workloads = list(dict.fromkeys(key[0] for key in rows))
+    for workload in workloads:
         speedup = ratio(rows, (workload, "ours", 2), (workload, "ours", 1))
         if speedup is not None:
-            checks.append(f"{workload.upper()} 2 threads / 1 thread: {speedup:.2f}x "
-                          f"({'meets' if speedup >= 1.6 else 'misses'} the 1.6x target)")
-    for workload, engine in (("gsdmm", "ours"), ("lda", "ours"), ("lda", "tomotopy")):
+            target = (f" ({'meets' if speedup >= 1.6 else 'misses'} the 1.6x target)"
+                      if workload in ("gsdmm", "lda") else "")
+            checks.append(f"{workload.upper()} 2 threads / 1 thread: {speedup:.2f}x{target}")
+    for workload, engine in [(w, "ours") for w in workloads] + [("lda", "tomotopy")]:
         pair = [rows.get((workload, engine, n)) for n in (1, 2)]
         if None not in pair:
             # 1.0 when the second thread only shares the work; above 1 when threads wait
@@ -233,11 +295,16 @@ def markdown(rows, args, load_before, load_after):
         f"{args.repeats} repeats"
     lines += ["", f"Median over {args.repeats} repeats, each (engine, repeat) in its own "
               "process; compile time out; wall: the sweeps alone (ours: `sample_seconds_`; "
-              "tomotopy: `train(iters)`); CPU: process CPU time, all threads (ours: the "
+              "tomotopy: `train(iters)`"
+              + ("; DCT: the sum over its time steps of `sample_seconds_`, the sweeps and "
+                 "the fixed-point steps" if any(w.startswith("dct") for w in workloads)
+                 else "")
+              + "); CPU: process CPU time, all threads (ours: the "
               "whole fit); peak RSS includes loading the data. "
               f"Load average {load_before:.1f} before, {load_after:.1f} after; "
               f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}); numba "
-              f"threading layer {layer}; `python benchmarks/bench_threads.py` ({setting}).",
+              f"threading layer {layer}; `python benchmarks/bench_threads.py --workloads "
+              f"{','.join(workloads)}` ({setting}).",
               "", *[f"- {c}" for c in checks]]
     return "\n".join(lines) + "\n"
 
@@ -250,7 +317,11 @@ def main(argv=None):
     if int(os.environ["NUMBA_NUM_THREADS"]) < 2:
         sys.exit("error: NUMBA_NUM_THREADS is below 2, so threads=2 would run on one "
                  "thread: unset it or set it to 2")
-    if not args.no_tomotopy:
+    unknown = [w for w in args.workloads.split(",") if w not in WORKLOADS]
+    if unknown:
+        sys.exit(f"error: unknown workload(s) {', '.join(unknown)}; choose from "
+                 f"{', '.join(WORKLOADS)}")
+    if not args.no_tomotopy and "lda" in args.workloads.split(","):
         try:
             import tomotopy  # noqa: F401
         except ImportError:
