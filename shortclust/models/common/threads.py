@@ -1,7 +1,7 @@
 """Threads inside one fit: numba's thread limit and the document blocks they sweep.
 
-Shared by the approximate parallel sweeps of LDA (``lda._parallel``) and GSDMM
-(``dmm._gsdmm_parallel``). Both cut the documents into contiguous blocks of about equal
+Shared by the approximate parallel sweeps of LDA (``lda._parallel``), GSDMM
+(``dmm._gsdmm_parallel``) and DCT (``dmm._dct_parallel``). Both cut the documents into contiguous blocks of about equal
 tokens, one block per requested thread, so that their labels depend on the number of
 blocks and the seed, never on how many threads actually ran. Each block's scratch comes
 from :func:`block_scratch`, so that no cache line holds two blocks' data.
