@@ -220,7 +220,7 @@ def test_textclusterer_without_the_extra_fits_the_fast_path_and_says_so(no_env, 
 
 
 def test_protocol_noise_test_separates_only_beyond_the_seeds_spread():
-    welch = _protocol()._welch
+    welch = _protocol().defaults_table._welch
     assert welch([0.80, 0.81, 0.79], [0.70, 0.71, 0.69])[0] == "above"
     assert welch([0.70, 0.71, 0.69], [0.80, 0.81, 0.79])[0] == "below"
     assert welch([0.80, 0.70, 0.75], [0.76, 0.72, 0.78])[0] == "within noise"
