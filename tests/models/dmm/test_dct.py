@@ -206,8 +206,9 @@ def test_an_empty_topic_and_an_absent_word_fall_to_their_floors():
 
 # --- the compiled kernels against the slow reference -----------------------------------------
 
-def naive_and_model(batches, **params):
-    model = DCT(**params)
+def naive_and_model(batches, threads=1, **params):
+    """DCT fitted on the stream's batches, and the slow reference's labels, Theta and Phi."""
+    model = DCT(threads=threads, **params)
     for batch in batches:
         model.partial_fit(batch)
     expected = naive.dct_stream(batches, params["n_clusters"], params["dependency_length"],
@@ -215,7 +216,7 @@ def naive_and_model(batches, **params):
                                 params["fixed_point_iter"], params["precision_floor"],
                                 params["random_state"],
                                 params.get("topic_precision") == "shared",
-                                params.get("word_precision") == "topic")
+                                params.get("word_precision") == "topic", threads=threads)
     return model, expected
 
 

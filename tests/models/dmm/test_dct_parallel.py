@@ -1,39 +1,22 @@
 """DCT's parallel sweep (``DCT(threads=B)``) against its slow reference, and its contract."""
 
-import contextlib
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.metrics import normalized_mutual_info_score
 
 from shortclust.errors import ParameterError
-from shortclust.models.common import threads as threads_module
 from shortclust.models.dmm import _dct_kernels as kernels
 from shortclust.models.dmm import dct as dct_module
 from shortclust.models.dmm.dct import DCT
 from shortclust.papers.dct.synthetic import dct_stream
-from tests.models.dmm.test_dct import random_counts
-from tests.naive import dct as naive
+from tests.models.dmm.test_dct import naive_and_model, random_counts
 
 
 @pytest.fixture
 def every_step_parallel(monkeypatch):
     """The tests' steps are small: sample every one of them in parallel."""
     monkeypatch.setattr(dct_module, "PARALLEL_MIN_WORK", 0)
-
-
-def fit_both(batches, threads, **params):
-    model = DCT(threads=threads, **params)
-    for batch in batches:
-        model.partial_fit(batch)
-    expected = naive.dct_stream(batches, params["n_clusters"], params["dependency_length"],
-                                params["alpha"], params["beta"], params["max_iter"],
-                                params["fixed_point_iter"], params["precision_floor"],
-                                params["random_state"],
-                                params.get("topic_precision") == "shared",
-                                params.get("word_precision") == "topic", threads=threads)
-    return model, expected
 
 
 @pytest.mark.kernels
@@ -46,7 +29,7 @@ def test_parallel_sweep_matches_the_reference(every_step_parallel, threads, lags
                                                precisions):
     rng = np.random.default_rng(200 + seed)
     batches = [random_counts(rng, n_docs, 15, mean_length) for _ in range(3)]
-    model, (labels, theta, phi) = fit_both(
+    model, (labels, theta, phi) = naive_and_model(
         batches, threads, n_clusters=5, dependency_length=lags, alpha=3.0, beta=7.0,
         max_iter=4, fixed_point_iter=fixed_point_iter, precision_floor=0.05,
         random_state=seed, topic_precision=precisions[0], word_precision=precisions[1])
@@ -87,7 +70,7 @@ def test_threads_one_is_the_sequential_kernel():
     batches = [random_counts(rng, 20, 12) for _ in range(2)]
     params = dict(n_clusters=4, dependency_length=1, alpha=3.0, beta=7.0, max_iter=3,
                   fixed_point_iter=1, precision_floor=0.05, random_state=1)
-    model, (labels, _, _) = fit_both(batches, 1, **params)
+    model, (labels, _, _) = naive_and_model(batches, 1, **params)
     default = DCT(**params)
     for batch in batches:
         default.partial_fit(batch)
@@ -107,23 +90,13 @@ def test_a_step_below_the_threshold_runs_the_sequential_kernel(monkeypatch):
     assert not np.array_equal(one.labels_, two.labels_)
 
 
-def test_labels_do_not_depend_on_the_threads_that_ran(every_step_parallel, monkeypatch):
+def test_labels_do_not_depend_on_the_threads_that_ran(every_step_parallel, request):
     batches, _, _ = dct_stream(0)
     two = DCT(n_clusters=5, max_iter=5, threads=2, random_state=1)
     for batch in batches:
         two.partial_fit(batch)
 
-    @contextlib.contextmanager
-    def one_thread(_):
-        import numba
-        previous = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            yield
-        finally:
-            numba.set_num_threads(previous)
-
-    monkeypatch.setattr(threads_module, "thread_limit", one_thread)
+    request.getfixturevalue("blocks_in_one_thread")
     serial = DCT(n_clusters=5, max_iter=5, threads=2, random_state=1)
     for batch in batches:
         serial.partial_fit(batch)

@@ -1,14 +1,11 @@
 """GSDMM's parallel sweep (``GSDMM(threads=B)``) against its slow reference, and its contract."""
 
-import contextlib
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.metrics import normalized_mutual_info_score
 
 from shortclust.errors import ParameterError
-from shortclust.models.common import threads as threads_module
 from shortclust.models.dmm import _gsdmm_kernels as kernels
 from shortclust.models.dmm.gsdmm import GSDMM, _SamplerState
 from tests.models.dmm.test_gsdmm import planted_corpus
@@ -74,21 +71,11 @@ def test_threads_one_is_the_sequential_kernel():
                                   naive.gsdmm_fit(X, 10, 0.1, 0.1, 4, 3))
 
 
-def test_labels_do_not_depend_on_the_threads_that_ran(monkeypatch):
+def test_labels_do_not_depend_on_the_threads_that_ran(request):
     X, _ = planted_corpus(n_docs=150, seed=5)
     two = GSDMM(n_clusters=12, max_iter=5, threads=2, random_state=1).fit(X)
 
-    @contextlib.contextmanager
-    def one_thread(_):
-        import numba
-        previous = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            yield
-        finally:
-            numba.set_num_threads(previous)
-
-    monkeypatch.setattr(threads_module, "thread_limit", one_thread)
+    request.getfixturevalue("blocks_in_one_thread")
     serial = GSDMM(n_clusters=12, max_iter=5, threads=2, random_state=1).fit(X)
     np.testing.assert_array_equal(two.labels_, serial.labels_)
 
