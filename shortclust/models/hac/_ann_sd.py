@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit
 
 from shortclust.models.hac._sparse_sd import (_estimated_cutoff, _gram_statistics,
-                                              _pair_similarities)
+                                              _grown_pairs, _pair_similarities)
 from shortclust.models.hac._sparsify import _CandidatePool, sd_budget
 
 __all__ = ["ann_sd_pairs", "hnswlib_available"]
@@ -280,12 +280,7 @@ def _score_lists(v, groups, labels, members, offsets, mean, scale, threshold, cu
                 need += (stop - first) * (offsets[h + 1] - offsets[h])
         if count + need > capacity:
             capacity = max(2 * capacity, count + need)
-            grown = np.empty(capacity)
-            grown[:count] = scores[:count]
-            scores = grown
-            grown_keys = np.empty(capacity, dtype=np.int64)
-            grown_keys[:count] = keys[:count]
-            keys = grown_keys
+            scores, keys = _grown_pairs(scores, keys, count, capacity)
         for c in range(k):
             h = labels[r, c]
             if h == g or h < 0:

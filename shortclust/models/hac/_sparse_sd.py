@@ -139,6 +139,20 @@ def _collect(vectors, mean, scale, n_keep, cutoff):
 
 
 @njit(cache=True)
+def _grown_pairs(scores, keys, count, capacity):
+    """Copies of the first ``count`` scores and pair keys in arrays of ``capacity`` slots.
+
+    The kernels that collect pairs do not know how many they will keep; they grow their
+    two buffers together with this when one is full.
+    """
+    grown_scores = np.empty(capacity)
+    grown_scores[:count] = scores[:count]
+    grown_keys = np.empty(capacity, dtype=np.int64)
+    grown_keys[:count] = keys[:count]
+    return grown_scores, grown_keys
+
+
+@njit(cache=True)
 def _filter_kernel(block, start, n, mean, scale, cutoff):
     """Scores max(a_ij, a_ji) >= cutoff of the pairs i < j in the block, row-major."""
     capacity = 1024
@@ -155,12 +169,7 @@ def _filter_kernel(block, start, n, mean, scale, cutoff):
             if score >= cutoff:
                 if count == capacity:
                     capacity *= 2
-                    grown = np.empty(capacity)
-                    grown[:count] = scores[:count]
-                    scores = grown
-                    grown_keys = np.empty(capacity, dtype=np.int64)
-                    grown_keys[:count] = keys[:count]
-                    keys = grown_keys
+                    scores, keys = _grown_pairs(scores, keys, count, capacity)
                 scores[count] = score
                 keys[count] = np.int64(i) * n + j
                 count += 1
