@@ -351,11 +351,8 @@ def main(argv=None):
     args = parse_args(argv)
     out = Path(args.out)
     path = out / "records.json"
-    cells = [c for c in args.only.split(",") if c]
-    unknown = [c for c in cells if c not in CELLS]
-    if unknown:
-        print(f"error: unknown cell(s) {', '.join(unknown)}; choose from {', '.join(CELLS)}",
-              file=sys.stderr)
+    cells = _setup.chosen_names(args.only, CELLS, "cell")
+    if cells is None:
         return 2
     records = current(read_records(path)) if args.no_fit else fit(cells, args.seeds, path)
     text = table(records)

@@ -164,11 +164,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     path = Path(args.out) / "trace.json"
     records = json.loads(path.read_text()) if path.exists() else []
-    variants = [v for v in args.only.split(",") if v]
-    unknown = [v for v in variants if v not in VARIANTS]
-    if unknown:
-        print(f"error: unknown variant(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}",
-              file=sys.stderr)
+    variants = _setup.chosen_names(args.only, VARIANTS, "variant")
+    if variants is None:
         return 2
     if not args.no_fit:
         from shortclust.data import load_corpus
