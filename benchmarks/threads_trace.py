@@ -26,6 +26,12 @@ clusters ``exp(H(sizes))`` and the documents moved. The variants:
   later one with ``threads=1``, or the converse: whether the difference is made in the
   first sweep from the random start or by the later sweeps.
 
+The traces were run with version 1 of GSDMM's parallel sweep (every sweep in blocks):
+``copies-2``, ``shuffled-2`` and ``oneblock`` are version 1, and ``first-1`` is what
+``GSDMM(threads=2)`` does since version 2 (the first sweep sequential). The script
+keeps the variants as defined (it switches GSDMM's sequential first sweep off and sets
+each sweep's threads itself).
+
 Records (one per trace, every sweep's figures) go to
 ``results/benchmark/threads/trace.json``; ``trace.md`` is computed from them alone, so
 ``--no-fit`` rebuilds it byte for byte.
@@ -87,6 +93,9 @@ def trace(variant, sweeps, corpus):
     rng = np.random.default_rng(SEED)
     state = _SamplerState.initial(counts, PARAMS["n_clusters"], PARAMS["alpha"],
                                   PARAMS["beta"], rng)
+    # Each variant names its first sweep's threads: GSDMM's own rule since version 2
+    # (the first sweep sequential whatever ``threads``) would override first-2's.
+    state.sequential_sweeps = 0
     original = threads_module.block_bounds, threads_module.block_scratch
     if one_block:  # one block's bounds and scratch (the merge reads every scratch block)
         threads_module.block_bounds = lambda ptr, _: np.array([0, ptr.shape[0] - 1])

@@ -37,7 +37,7 @@ FAKES = {
 }
 #: Models checked a second time with their parallel sweep (``threads=2``, every step of a
 #: stream sampled in parallel however small): the name, "+threads=2".
-THREADED = {"dct+threads=2": "dct"}
+THREADED = {"dct+threads=2": "dct", "gsdmm+threads=2": "gsdmm"}
 NAMES = model_names() + sorted(FAKES) + sorted(THREADED)
 #: Models whose library is an optional extra (`bench`): their checks are slow (UMAP compiles
 #: on first use) and skipped where the library is not installed.

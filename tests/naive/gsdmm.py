@@ -38,35 +38,39 @@ def gsdmm_fit(X, n_clusters, alpha, beta, max_iter, seed, binary=False):
     """
     rng = np.random.default_rng(seed)
     docs = _documents(X, binary)
-    n_words = X.shape[1]
     z = [int(k) for k in rng.integers(0, n_clusters, size=len(docs))]
     for _ in range(max_iter):
         z = _compact(z)
-        uniforms = rng.random(len(docs))
-        m, n, n_w = _counts(docs, z, n_clusters)
-        n_active = max(z) + 1
-        for d, doc in enumerate(docs):
-            _move(doc, z[d], -1, m, n, n_w)
-            log_w = [gsdmm_log_weight(doc, m[k], n[k], n_w[k], alpha, beta, n_words)
-                     for k in range(n_active)]
-            if n_active < n_clusters:
-                empty = gsdmm_log_weight(doc, 0, 0, {}, alpha, beta, n_words)
-                log_w.append(empty + math.log(n_clusters - n_active))
-            chosen = _first_above(log_w, uniforms[d])
-            if chosen is None:
-                chosen = z[d]
-            elif chosen == n_active:
-                n_active += 1
-            z[d] = chosen
-            _move(doc, chosen, +1, m, n, n_w)
+        _sequential_sweep(docs, z, rng.random(len(docs)), n_clusters, alpha, beta, X.shape[1])
     return np.array(_compact(z))
 
 
+def _sequential_sweep(docs, z, uniforms, n_clusters, alpha, beta, n_words):
+    """One sweep of Algorithm 1 over compact clusters ``z`` (changed in place)."""
+    m, n, n_w = _counts(docs, z, n_clusters)
+    n_active = max(z) + 1
+    for d, doc in enumerate(docs):
+        _move(doc, z[d], -1, m, n, n_w)
+        log_w = [gsdmm_log_weight(doc, m[k], n[k], n_w[k], alpha, beta, n_words)
+                 for k in range(n_active)]
+        if n_active < n_clusters:
+            empty = gsdmm_log_weight(doc, 0, 0, {}, alpha, beta, n_words)
+            log_w.append(empty + math.log(n_clusters - n_active))
+        chosen = _first_above(log_w, uniforms[d])
+        if chosen is None:
+            chosen = z[d]
+        elif chosen == n_active:
+            n_active += 1
+        z[d] = chosen
+        _move(doc, chosen, +1, m, n, n_w)
+
+
 def gsdmm_parallel_fit(X, n_clusters, alpha, beta, max_iter, seed, threads, binary=False,
-                       events=None):
+                       events=None, sequential_sweeps=1):
     """Reference for ``GSDMM(threads=B)``: the parallel sweep written out, block by block.
 
-    Each sweep: compact; one uniform per document; each block of ``block_bounds`` re-samples
+    The first ``sequential_sweeps`` sweeps (1, GSDMM's: the one from the random start) are
+    :func:`gsdmm_fit`'s. Each later sweep: compact; one uniform per document; each block of ``block_bounds`` re-samples
     its documents as :func:`gsdmm_fit` does, against its own copy of the counts at the
     start of the sweep, opening new clusters at its own next slots; then block b's new
     clusters take the free slots after those of blocks 0..b-1, and those beyond the last
@@ -84,9 +88,12 @@ def gsdmm_parallel_fit(X, n_clusters, alpha, beta, max_iter, seed, threads, bina
     lengths = [sum(c for _, c in doc) for doc in docs]
     bounds = block_bounds(np.concatenate([[0], np.cumsum(lengths)]), threads)
     z = [int(k) for k in rng.integers(0, n_clusters, size=len(docs))]
-    for _ in range(max_iter):
+    for sweep in range(max_iter):
         z = _compact(z)
         uniforms = rng.random(len(docs))
+        if sweep < sequential_sweeps:
+            _sequential_sweep(docs, z, uniforms, n_clusters, alpha, beta, n_words)
+            continue
         n_active = max(z) + 1
         start = list(z)
         new_z = list(z)

@@ -118,6 +118,18 @@ def test_dct_with_threads_gives_the_same_labels_with_any_jobs(tmp_path, corpus_p
         labels_of(tmp_path / "seq", sequential.records)
 
 
+def test_gsdmm_with_threads_gives_the_same_labels_with_any_jobs(tmp_path, corpus_path):
+    # As DCT's above; 3 sweeps: the sequential first one, then two in blocks.
+    config = write_config(tmp_path / "gsdmm.yaml", corpus_path, tmp_path / "seq", runs=2,
+                          model={"name": "gsdmm", "params": {"n_clusters": 8, "max_iter": 3,
+                                                             "threads": 2}})
+    sequential = run(config)
+    parallel = run(config, f"output={tmp_path / 'par'}", jobs=2)
+    assert by_run_id(parallel.records) == by_run_id(sequential.records)
+    assert labels_of(tmp_path / "par", parallel.records) == \
+        labels_of(tmp_path / "seq", sequential.records)
+
+
 def test_jobs_are_capped_by_the_runs_to_do(config_path, inline_pool, monkeypatch):
     monkeypatch.setattr(joblib, "cpu_count", lambda: 8)
     run(config_path, "runs=1", jobs=4)

@@ -35,6 +35,26 @@ def test_parallel_sweep_matches_the_reference():
 
 
 @pytest.mark.kernels
+def test_first_sweep_from_the_random_start_is_the_sequential_one():
+    # Version 2: one sweep with threads=B is the exact sweep; with more, the reference of
+    # the new semantics (first sweep sequential) holds and that of version 1 (every sweep
+    # in blocks) does not, so the comparison above could fail on the first sweep.
+    differs = 0
+    for seed, n_clusters, blocks, alpha in CASES:
+        X, _ = planted_corpus(seed=seed)
+        one_sweep = GSDMM(n_clusters=n_clusters, alpha=alpha, beta=0.1, max_iter=1,
+                          threads=blocks, random_state=seed).fit(X)
+        np.testing.assert_array_equal(one_sweep.labels_,
+                                      naive.gsdmm_fit(X, n_clusters, alpha, 0.1, 1, seed))
+        model = GSDMM(n_clusters=n_clusters, alpha=alpha, beta=0.1, max_iter=3,
+                      threads=blocks, random_state=seed).fit(X)
+        version_1 = naive.gsdmm_parallel_fit(X, n_clusters, alpha, 0.1, 3, seed, blocks,
+                                             sequential_sweeps=0)
+        differs += not np.array_equal(model.labels_, version_1)
+    assert differs > 0
+
+
+@pytest.mark.kernels
 def test_parallel_sweep_matches_the_reference_with_long_documents_and_eq3():
     X, _ = planted_corpus(n_docs=40, words_per_topic=40, seed=3, max_len=300)
     model = GSDMM(n_clusters=8, alpha=0.5, beta=0.05, max_iter=4, threads=2,
@@ -89,6 +109,15 @@ def test_two_threads_recover_planted_topics_and_count_every_word():
     assert model.cluster_sizes_.sum() == X.shape[0] and np.all(model.cluster_sizes_ > 0)
     np.testing.assert_array_equal(model.cluster_word_counts_.sum(axis=0),
                                   np.asarray(X.sum(axis=0)).ravel())
+
+
+def test_partial_fit_batches_sweep_in_blocks_from_their_first_sweep():
+    # A later batch starts from its classification, not at random: no sequential sweep.
+    X, _ = planted_corpus(n_docs=120, seed=6)
+    model = GSDMM(n_clusters=15, max_iter=5, threads=2, random_state=0).fit(X[:80])
+    state = _SamplerState.resumed(X[80:], model)
+    assert state.sequential_sweeps == 0
+    assert _SamplerState.initial(X, 15, 0.1, 0.1, np.random.default_rng(0)).sequential_sweeps == 1
 
 
 def test_partial_fit_with_threads_keeps_earlier_labels():
