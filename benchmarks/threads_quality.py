@@ -285,8 +285,10 @@ def same_run(records, cell, threads, seed):
     spec = CELLS[cell]
     if threads != 1:
         return None
+    # The record's dataset names the copies ("GoogleNews-Tx16"): compare its cell's.
     return next((r for r in records if r["threads"] == 1 and r["seed"] == seed
-                 and r["dataset"] == spec["dataset"] and r["params"] == spec["params"]
+                 and CELLS.get(r["cell"], {}).get("dataset") == spec["dataset"]
+                 and r["params"] == spec["params"]
                  and r["copies"] == spec["copies"] and r.get("steps") == spec.get("steps")
                  and r["cell"] != cell and "reused_from" not in r), None)
 
