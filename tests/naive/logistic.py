@@ -18,17 +18,22 @@ def splitmix64(state):
     return state, z ^ (z >> 31)
 
 
-def naive_sag(X, y, W, b, alpha, step, tol, max_iter, seed, decay, fit_intercept=True):
-    """SAG on dense X (n x V), y in 0..K-1, from W (V x K) and b; returns (W, b, epochs)."""
+def naive_sag(X, y, W, b, alpha, step, tol, max_iter, seed, decay, fit_intercept=True,
+              store=np.float64):
+    """SAG on dense X (n x V), y in 0..K-1, from W (V x K) and b; returns (W, b, epochs).
+
+    ``store``: the dtype the stored gradients and the epoch's starting weights are kept
+    in; the sums move by the change of what is stored, computed in float64.
+    """
     n = X.shape[0]
     W, b = W.astype(float).copy(), b.astype(float).copy()
     G = np.zeros_like(W)
-    memory = np.zeros((n, W.shape[1]))
+    memory = np.zeros((n, W.shape[1]), dtype=store)
     h = np.zeros(W.shape[1])
     seen = np.zeros(n, dtype=bool)
     state, m = seed, 0
     for epoch in range(1, max_iter + 1):
-        previous = W.copy()
+        previous = W.astype(store)
         for _ in range(n):
             state, draw = splitmix64(state)
             i = draw % n
@@ -36,8 +41,9 @@ def naive_sag(X, y, W, b, alpha, step, tol, max_iter, seed, decay, fit_intercept
             p = np.exp(z - z.max())
             p /= p.sum()
             p[y[i]] -= 1.0
-            change = p - memory[i]
+            stored = memory[i].astype(float)
             memory[i] = p
+            change = memory[i].astype(float) - stored
             h += change
             G += np.outer(X[i], change)
             if not seen[i]:

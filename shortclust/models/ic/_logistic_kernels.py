@@ -97,29 +97,43 @@ def _settle(U, G, cum, last, now, scale):
     return 1.0
 
 
-@njit(cache=True)
 def sag_multinomial(indptr, indices, data, y, W, b, alpha, step, tol, max_iter, seed,
-                    intercept_decay, fit_intercept):
+                    intercept_decay, fit_intercept, store=np.float64):
     """Fit multinomial logistic regression by SAG, in place; return the epochs run.
 
     IN: the CSR rows (``indptr``, ``indices``, ``data``), ``y`` (int64 class codes in
     ``0..K-1``), ``alpha`` (L2 weight, ``1 / (C n)``), ``step``, ``tol``, ``max_iter``
-    (epochs), ``seed`` (of the splitmix64 stream), ``intercept_decay``, ``fit_intercept``.
-    IN/OUT: ``W`` (V x K, float64, C order: the starting point, then the solution) and
-    ``b`` (K). Returns ``(epochs, converged)``.
+    (epochs), ``seed`` (of the splitmix64 stream), ``intercept_decay``, ``fit_intercept``,
+    ``store`` (the dtype of the n x K gradient memory and of the V x K weights kept for
+    the stopping rule: float64, or float32 to halve them, see below).
+    IN/OUT: ``W`` (V x K, float64, C order: the starting point, then the solution; the
+    fit works in it, no copy) and ``b`` (K). Returns ``(epochs, converged)``.
+
+    float32 ``store``: each stored gradient is rounded to float32 and the sums ``G`` and
+    ``h`` move by the rounded change, so they stay the sums of what is stored (a SAG whose
+    stored gradients carry a relative error below 6e-8); the epoch's start is kept
+    rounded, which moves the stopping rule's ratio by less than 6e-8. float64 is the
+    exact algorithm above, bit for bit as before ``store`` existed.
     """
+    memory = np.zeros((y.shape[0], W.shape[1]), dtype=store)
+    previous = np.empty(W.shape, dtype=store)
+    return _sag(indptr, indices, data, y, W, b, memory, previous, alpha, step, tol,
+                max_iter, seed, intercept_decay, fit_intercept)
+
+
+@njit(cache=True)
+def _sag(indptr, indices, data, y, U, b, memory, previous, alpha, step, tol, max_iter,
+         seed, intercept_decay, fit_intercept):
+    """:func:`sag_multinomial` with its two stores allocated (``U`` is its ``W``)."""
     n = y.shape[0]
-    n_features, n_classes = W.shape
-    U = W.copy()
+    n_features, n_classes = U.shape
     G = np.zeros((n_features, n_classes))
-    memory = np.zeros((n, n_classes))
     h = np.zeros(n_classes)
     seen = np.zeros(n, dtype=np.bool_)
     last = np.zeros(n_features, dtype=np.int64)
     cum = np.zeros(n + 1)
     z = np.empty(n_classes)
     grad = np.empty(n_classes)
-    previous = np.empty((n_features, n_classes))
     state = np.uint64(seed)
     scale, m = 1.0, 0
     epochs, converged = 0, False
@@ -138,8 +152,9 @@ def sag_multinomial(indptr, indices, data, y, W, b, alpha, step, tol, max_iter, 
                     z[k] += scale * value * U[feature, k]
             _softmax_gradient(z, y[i], grad)
             for k in range(n_classes):
-                change = grad[k] - memory[i, k]
-                memory[i, k] = grad[k]
+                stored = np.float64(memory[i, k])
+                memory[i, k] = grad[k]  # rounded to the store's dtype
+                change = np.float64(memory[i, k]) - stored  # in float64 for both
                 h[k] += change
                 grad[k] = change  # reused below as the change of g_i
             for p in range(lo, hi):
@@ -163,7 +178,6 @@ def sag_multinomial(indptr, indices, data, y, W, b, alpha, step, tol, max_iter, 
         if _relative_change(U, previous) <= tol:
             converged = True
             break
-    W[:, :] = U
     return epochs, converged
 
 
