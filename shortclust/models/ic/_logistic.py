@@ -139,7 +139,7 @@ class MultinomialLogisticSAG(ClassifierMixin, BaseEstimator):
         self.coef_, self.intercept_ = weights.T, intercept
         self.gradient_store_ = np.dtype(store).name
         self.n_iter_, self.converged_ = np.array([epochs]), bool(converged)
-        self.n_features_in_ = rows.shape[1]
+        self.n_features_in_ = n_features
         if not converged:
             warnings.warn(f"SAG did not converge in {epochs} epochs (tol={self.tol}); "
                           "raise max_iter", ConvergenceWarning, stacklevel=2)

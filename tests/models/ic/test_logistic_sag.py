@@ -163,4 +163,20 @@ def test_columns_absent_from_the_rows_are_left_out_step_for_step(fit_intercept):
         kernels.sag_multinomial(rows.indptr, rows.indices, rows.data, y.astype(np.int64),
                                 W, b, alpha, step, 1e-6, 40, seed, 0.01, fit_intercept)
         assert np.array_equal(model.coef_.T, W) and np.array_equal(model.intercept_, b)
+        assert model.n_features_in_ == 20 and model.coef_.shape == (4, 20)
     assert np.all(W[15] == 0) and np.any(W[7] != 0)
+
+
+def test_the_reassigner_warm_starts_when_a_column_is_absent_from_the_training_rows():
+    # n_features_in_ is X's width, not the fitted columns': IC keeps the model (a warm
+    # start) when the next training set has the same classes and columns.
+    from shortclust.models.ic._steps import _Reassigner
+
+    X, y = _problem(11, n=80, n_features=20)
+    X = _without(X, [15])
+    reassigner = _Reassigner("logistic_regression", None, np.random.default_rng(0),
+                             solver="compiled_sag")
+    reassigner.predict(X, y, X)
+    first = reassigner.last
+    reassigner.predict(X, y, X)
+    assert isinstance(first, MultinomialLogisticSAG) and reassigner.last is first
