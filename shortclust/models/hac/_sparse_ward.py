@@ -36,14 +36,17 @@ overall is the heap's top or the pair minimising (*) at ``W_AB = 0`` over all cl
 Merging the closest pair every time is the greedy algorithm; Ward's criterion is
 reducible, so it builds the hierarchy scipy's nearest-neighbour chain builds, up to the
 order of exactly tied pairs and rounding (the distances are computed from (*), not by the
-recurrence). Memory: the kept pairs twice (each endpoint's list), a heap of pair entries
-and O(n) per-cluster arrays.
+recurrence). Memory, for N kept pairs: their 2N list entries and a quarter more for the
+merged clusters' lists (12 bytes an entry: 30 bytes a pair), a heap of 1.5N pair entries
+(16 bytes each: 24 bytes a pair; purged of stale entries when full, grown only if a purge
+leaves it over three quarters full) and O(n) per-cluster arrays; the caller's pair arrays
+are freed once the lists are built (``ward_adjacency``, then ``ward_merges``).
 """
 
 import numpy as np
 from numba import njit
 
-__all__ = ["sparse_ward", "pair_weights"]
+__all__ = ["sparse_ward", "ward_adjacency", "ward_merges", "pair_weights"]
 
 
 def pair_weights(similarities):
@@ -54,6 +57,9 @@ def pair_weights(similarities):
 
 def sparse_ward(n, rows, cols, weights, n_clusters=1):
     """Ward merges of n points from the weights of their kept pairs, until ``n_clusters`` remain.
+
+    :func:`ward_adjacency` then :func:`ward_merges`; a caller holding many pairs calls the
+    two itself and frees its pair arrays in between (what ``HACSimilarity`` does).
 
     Parameters
     ----------
@@ -78,26 +84,102 @@ def sparse_ward(n, rows, cols, weights, n_clusters=1):
         If a weight is negative (a kept similarity below 0): the bound the search for
         non-adjacent pairs relies on fails, use the dense path.
     """
-    rows = np.asarray(rows, dtype=np.int64)
-    cols = np.asarray(cols, dtype=np.int64)
+    return ward_merges(ward_adjacency(n, rows, cols, weights), n_clusters)
+
+
+def ward_adjacency(n, rows, cols, weights, slack=0.25):
+    """Both directions of every kept pair as CSR lists, inside the pool the merges grow into.
+
+    Parameters
+    ----------
+    n : int
+        Points, >= 1.
+    rows, cols : ndarray of int
+        Kept pairs, ``rows[e] < cols[e]``, each pair once.
+    weights : ndarray of float
+        ``w_e = 1 - d_e^2`` of each kept pair (:func:`pair_weights`), all >= 0.
+    slack : float, default=0.25
+        Room past the 2N entries of the N pairs, as a fraction of them: the pool of neighbour
+        lists has ``2N (1 + slack)`` entries, the heap of pairs ``N (1 + 2 slack)``. Only how
+        often they are compacted (purged) and grown depends on it, never the merges.
+
+    Returns
+    -------
+    tuple
+        ``(n, indptr, pool_id, pool_w)``: point i's neighbours and weights are
+        ``pool_id[indptr[i]:indptr[i + 1]]`` (int32) and the same slice of ``pool_w``, in the
+        order of a stable sort of ``[rows, cols]``. :func:`ward_merges` appends each new
+        cluster's list in the pool's room past them.
+
+    Raises
+    ------
+    ValueError
+        If a weight is negative (see :func:`sparse_ward`).
+    """
+    rows, cols = (_integer_array(ends) for ends in (rows, cols))
     weights = np.asarray(weights, dtype=np.float64)
     if weights.size and weights.min() < 0:
         raise ValueError("sparse Ward needs kept similarities >= 0 (weights >= 0)")
+    n_entries = 2 * rows.size
+    # The live lists never hold more than the 2N entries of the N pairs; the room past them
+    # only spaces out the compactions (each O(n log n + 2N)), and a pool still short after
+    # one is grown (_ward). Room for 2N more, as before, cost 24 of the ~170 bytes a kept
+    # pair took at 400,000 texts.
+    capacity = n_entries + int(slack * n_entries) + 16
+    indptr, pool_id, pool_w = _fill_adjacency(n, rows, cols, weights, capacity)
+    return n, indptr, pool_id, pool_w
+
+
+def _integer_array(values):
+    """The pair ends as they come if they are integers (no int64 copy of int32 ends)."""
+    values = np.asarray(values)
+    return values if values.dtype.kind in "iu" else values.astype(np.int64)
+
+
+def ward_merges(adjacency, n_clusters=1):
+    """Ward merges from :func:`ward_adjacency`'s lists (consumed), until ``n_clusters`` remain.
+
+    Parameters
+    ----------
+    adjacency : tuple
+        What :func:`ward_adjacency` returned; its pool is overwritten.
+    n_clusters : int, default=1
+        Stop once this many clusters remain.
+
+    Returns
+    -------
+    merges : ndarray of shape (n - n_clusters, 4)
+        As :func:`sparse_ward`.
+    """
+    n, indptr, pool_id, pool_w = adjacency
     if n_clusters < 1 or n_clusters > n:
         raise ValueError(f"n_clusters must be in 1..{n}, got {n_clusters}")
-    indptr, neighbours, values = _adjacency(n, rows, cols, weights)
-    return _ward(n, indptr, neighbours, values, n_clusters)
+    return _ward(n, indptr, pool_id, pool_w, n_clusters)
 
 
-def _adjacency(n, rows, cols, weights):
-    """Both directions of every kept pair, as CSR arrays (indptr, neighbour, weight)."""
-    heads = np.concatenate([rows, cols])
-    tails = np.concatenate([cols, rows])
-    values = np.concatenate([weights, weights])
-    order = np.argsort(heads, kind="stable")
+@njit(cache=True)
+def _fill_adjacency(n, rows, cols, weights, capacity):
+    """A stable counting sort of the heads ``[rows, cols]``: no argsort, no concatenations."""
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(heads, minlength=n), out=indptr[1:])
-    return indptr, tails[order].astype(np.int32), values[order]
+    for e in range(rows.size):
+        indptr[rows[e] + 1] += 1
+        indptr[cols[e] + 1] += 1
+    for i in range(n):
+        indptr[i + 1] += indptr[i]
+    fill = indptr[:n].copy()
+    pool_id = np.empty(capacity, dtype=np.int32)
+    pool_w = np.empty(capacity, dtype=np.float64)
+    for e in range(rows.size):  # the pairs as (row, col) first, as the stable sort had them
+        head = rows[e]
+        pool_id[fill[head]] = cols[e]
+        pool_w[fill[head]] = weights[e]
+        fill[head] += 1
+    for e in range(rows.size):
+        head = cols[e]
+        pool_id[fill[head]] = rows[e]
+        pool_w[fill[head]] = weights[e]
+        fill[head] += 1
+    return indptr, pool_id, pool_w
 
 
 # --- the heap of adjacent pairs (d2, a, b): least d2 first, then least a, then least b -------
@@ -165,7 +247,7 @@ def _find(parent, x):
 
 
 @njit(cache=True)
-def _ward(n, indptr, neighbours, values, n_clusters):
+def _ward(n, indptr, pool_id, pool_w, n_clusters):
     slots = 2 * n - 1
     size = np.zeros(slots, dtype=np.int64)
     inner = np.zeros(slots, dtype=np.float64)
@@ -173,29 +255,27 @@ def _ward(n, indptr, neighbours, values, n_clusters):
     alive = np.zeros(slots, dtype=np.bool_)
     size[:n] = 1
     alive[:n] = True
-    # Each cluster's neighbour list lives in a pool: [start, start + length).
+    # Each cluster's neighbour list lives in the pool: [start, start + length); the points'
+    # lists are the pool's first indptr[n] entries, the merged clusters' are appended.
     n_entries = indptr[n]
-    capacity = 2 * n_entries + 16
-    pool_id = np.empty(capacity, dtype=np.int32)
-    pool_w = np.empty(capacity, dtype=np.float64)
-    pool_id[:n_entries] = neighbours
-    pool_w[:n_entries] = values
     start = np.zeros(slots, dtype=np.int64)
     length = np.zeros(slots, dtype=np.int64)
     start[:n] = indptr[:n]
     length[:n] = indptr[1:] - indptr[:n]
     used = n_entries
-    # The heap of adjacent pairs, one entry per kept pair to begin with.
-    heap_cap = max(16, n_entries)
+    # The heap of adjacent pairs, one entry per kept pair to begin with. A purge leaves at most
+    # one entry per adjacent pair of clusters, so at most the N kept pairs: the room past them
+    # (the pool's, 2N x slack) makes purges that many pushes apart, and the heap rarely grows.
+    heap_cap = max(16, n_entries // 2 + (pool_id.size - n_entries))
     hd = np.empty(heap_cap, dtype=np.float64)
     ha = np.empty(heap_cap, dtype=np.int32)
     hb = np.empty(heap_cap, dtype=np.int32)
     hsize = 0
     for i in range(n):
         for e in range(indptr[i], indptr[i + 1]):
-            j = neighbours[e]
+            j = pool_id[e]
             if i < j:
-                hd[hsize] = 1.0 - values[e]  # (*) for two points
+                hd[hsize] = 1.0 - pool_w[e]  # (*) for two points
                 ha[hsize] = i
                 hb[hsize] = j
                 hsize += 1
@@ -290,10 +370,15 @@ def _ward(n, indptr, neighbours, values, n_clusters):
         # 4. Merge: the new cluster's neighbour list from its parts', ids brought up to date.
         new = n + step
         total = length[first] + length[second]
-        if used + total > capacity:  # compact while the parts' lists still count as live
+        if used + total > pool_id.size:  # compact while the parts' lists still count as live
             used = _compact(pool_id, pool_w, start, length, alive, slots)
-            if used + total > capacity:  # cannot happen: live lists never outgrow the pairs
-                raise RuntimeError("sparse Ward: neighbour pool overflow")
+            if used + total > pool_id.size:  # rare: the slack is a quarter of the pairs
+                grown = max(pool_id.size + pool_id.size // 4, used + total)
+                pool_id2 = np.empty(grown, dtype=np.int32)
+                pool_w2 = np.empty(grown, dtype=np.float64)
+                pool_id2[:used] = pool_id[:used]
+                pool_w2[:used] = pool_w[:used]
+                pool_id, pool_w = pool_id2, pool_w2
         parent[first] = new
         parent[second] = new
         alive[first] = False
@@ -325,18 +410,20 @@ def _ward(n, indptr, neighbours, values, n_clusters):
         used += count
         length[first] = 0
         length[second] = 0
-        # The new cluster's pairs with its neighbours.
+        # The new cluster's pairs with its neighbours. A full heap is purged of its stale
+        # entries first, and grown only if that leaves it over three quarters full (growing
+        # before purging, as this did, let the stale entries pile up to several per pair).
         if hsize + count > hd.size:
             hsize = _purge(hd, ha, hb, hsize, alive)
-        if 4 * (hsize + count) > 3 * hd.size:
-            grown = max(2 * hd.size, hsize + count)
-            hd2 = np.empty(grown, dtype=np.float64)
-            ha2 = np.empty(grown, dtype=np.int32)
-            hb2 = np.empty(grown, dtype=np.int32)
-            hd2[:hsize] = hd[:hsize]
-            ha2[:hsize] = ha[:hsize]
-            hb2[:hsize] = hb[:hsize]
-            hd, ha, hb = hd2, ha2, hb2
+            if 4 * (hsize + count) > 3 * hd.size:
+                grown = max(hd.size + hd.size // 2, hsize + count)
+                hd2 = np.empty(grown, dtype=np.float64)
+                ha2 = np.empty(grown, dtype=np.int32)
+                hb2 = np.empty(grown, dtype=np.int32)
+                hd2[:hsize] = hd[:hsize]
+                ha2[:hsize] = ha[:hsize]
+                hb2[:hsize] = hb[:hsize]
+                hd, ha, hb = hd2, ha2, hb2
         for e in range(start[new], start[new] + count):
             other = pool_id[e]
             hd[hsize] = _pair_d2(size[new], inner[new], size[other], inner[other], pool_w[e])

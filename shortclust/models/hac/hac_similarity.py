@@ -14,7 +14,7 @@ from shortclust.errors import ParameterError
 from shortclust.models.common.estimator import check_is_fitted
 from shortclust.models.hac._ann_sd import ann_sd_pairs, hnswlib_available
 from shortclust.models.hac._sparse_sd import sd_pairs
-from shortclust.models.hac._sparse_ward import pair_weights, sparse_ward
+from shortclust.models.hac._sparse_ward import pair_weights, ward_adjacency, ward_merges
 from shortclust.models.hac._sparsify import knn_sparsify, sd_sparsify
 from shortclust.models.common.tfidf import (  # noqa: F401 (re-exported)
     _holds_counts,
@@ -308,13 +308,13 @@ class HACSimilarity(ClusteringModel):
             rows, cols, similarities = sd_pairs(vectors, self.n_clusters,
                                                 fast=self.pair_route_ == "exact-fast")
         self.ann_stats_["stage"] = "ward"
-        weights = pair_weights(similarities)
-        del similarities
+        n_pairs = rows.size
         try:
-            merges = sparse_ward(vectors.shape[0], rows, cols, weights, self.n_clusters)
+            adjacency = ward_adjacency(vectors.shape[0], rows, cols, pair_weights(similarities))
         except ValueError as error:
             raise ParameterError(f"graph='sparse': {error}") from None
-        return merges, rows.size
+        del rows, cols, similarities  # the lists hold them now: free them before the merges
+        return ward_merges(adjacency, self.n_clusters), n_pairs
 
     def _sparsified(self, vectors):
         """S (float32, freed on return) sparsified by k-NN or Algorithm 2."""

@@ -7,7 +7,8 @@ from scipy.cluster.hierarchy import linkage
 from sklearn.metrics import adjusted_rand_score
 
 from shortclust.models.hac._sparse_sd import sd_pairs
-from shortclust.models.hac._sparse_ward import pair_weights, sparse_ward
+from shortclust.models.hac._sparse_ward import (pair_weights, sparse_ward, ward_adjacency,
+                                                ward_merges)
 from shortclust.models.hac._sparsify import sd_sparsify
 from shortclust.models.hac.hac import _cut
 from shortclust.models.hac.hac_similarity import (HACSimilarity, condensed_from_sparse,
@@ -58,6 +59,26 @@ def test_sparse_ward_is_scipy_ward_on_the_sparsified_distances(seed, k):
     for clusters in (k, 2 * k, n // 2):
         np.testing.assert_array_equal(_cut(merges, n, clusters),
                                       _cut(reference, n, clusters))
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("seed", range(3))
+def test_sparse_ward_merges_do_not_depend_on_the_room_for_merged_lists(seed):
+    # slack=0 makes the pool compact and grow and the heap purge and grow on the first
+    # merges; the default and a roomy pool do so rarely or never: the merges are the same
+    # (bit for bit) and scipy's.
+    rng = np.random.default_rng(seed)
+    n = 120
+    kept = sd_sparsify(similarity_matrix(_unit_rows(rng, n, 8)), 4)
+    reference = linkage(condensed_from_sparse(kept), method="ward")
+    upper = sp.triu(kept, 1, format="coo")
+    weights = pair_weights(upper.data)
+    merges = [ward_merges(ward_adjacency(n, upper.row.astype(np.int32), upper.col, weights,
+                                         slack), 1) for slack in (0.0, 0.25, 2.0)]
+    for other in merges[1:]:
+        np.testing.assert_array_equal(other, merges[0])
+    np.testing.assert_allclose(merges[0][:, 2], reference[:, 2], rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(_cut(merges[0], n, 4), _cut(reference, n, 4))
 
 
 @pytest.mark.kernels
