@@ -28,6 +28,10 @@ that list reaches down to ``t_i``. So:
    (similarity ``v_i . v_i``) are added; each row pair is emitted from the row that
    realises its max (ties: from the smaller index), so it is counted once, and those
    reaching ``c`` go to ``_sparsify``'s candidate pool, which keeps the N best.
+5. If fewer than N pairs reached ``c`` (the sample's estimate was too high: at a million
+   texts of ``bench_hac_sd_scale.py`` only 91% of N did), ``c`` is estimated again for a
+   target raised in proportion to the shortfall, and steps 3-4 run again with it (up to
+   ``_CUTOFF_RETRIES`` times; the exact routes start again from -inf instead).
 
 Why the groups. In the runs of ``benchmarks/bench_hac_sd_scale.py`` at 1,000,000 and
 400,000 texts (each text present about five and two times) hnswlib refused queries
@@ -63,6 +67,7 @@ _HNSW_M = 16
 _EF_CONSTRUCTION = 200
 _EF_MIN = 64
 _MAX_DOUBLINGS = 4
+_CUTOFF_RETRIES = 2  # passes with a lower cut-off when fewer than N pairs reached it
 _QUERY_VALUES = 2**23  # neighbour labels held per query chunk
 _QUERY_BLOCK = 16  # rows per hnswlib query call (see _knn: a refused call is redone)
 _INDEX_CHUNK = 2**16  # rows added to the graph per call (progress for a watcher)
@@ -93,7 +98,8 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
         each one point of the graph), ``neighbours`` (first k), and counted in groups:
         ``rows_requeried``, ``rows_truncated`` (still incomplete after the last doubling),
         ``rows_index_short`` (queries for which the index found fewer than k); then
-        ``candidates`` (row pairs sent to the pool); and, as it goes, ``stage``,
+        ``candidates`` (row pairs sent to the pool), these of the last pass; ``cutoff_retries``
+        (passes asked again with a lower cut-off); and, as it goes, ``stage``,
         ``rows_indexed`` and ``rows_queried`` (for a watcher's progress).
 
     Returns
@@ -115,14 +121,10 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
     mean, std = _gram_statistics(vectors)
     scale = np.divide(1.0, std, out=np.zeros_like(std), where=std > 0)
     cutoff = _estimated_cutoff(v, mean, scale, n_keep)
-    # Row i's partners need s_ij >= t_i to score a_ij >= cutoff (none if sigma_i = 0).
-    threshold = np.where(std > 0, mean + cutoff * std, np.inf)
 
     stats["stage"] = "identical rows"
     distinct, members, offsets = _identical_rows(v)
     m = offsets.size - 1
-    # A group is asked again while one of its rows' lists may stop short of its threshold.
-    group_threshold = np.minimum.reduceat(threshold[members], offsets[:-1])
     stats["distinct_rows"] = int(m)
 
     stats["stage"] = "HNSW index"
@@ -138,6 +140,40 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
 
     # 2 (l + 1): about 1.5 N pairs reach the cut-off, 0.75 l per row on average, unevenly.
     k = min(m - 1, 2 * (n // n_clusters))
+    stats["cutoff_retries"] = 0
+    target = n_keep
+    for attempt in range(_CUTOFF_RETRIES + 1):
+        pool = _candidates(index, v, distinct, members, offsets, mean, std, scale, cutoff, k,
+                           n_keep, stats)
+        stats["stage"] = "best pairs"
+        keys = pool.best()
+        if keys is not None or cutoff == -np.inf or attempt == _CUTOFF_RETRIES:
+            break
+        # Fewer than N pairs reached the estimated cut-off (the sampled rows' scores
+        # promised 1.5 N): aim the sample at more pairs, in proportion to the shortfall, and
+        # ask again with a lower cut-off and longer lists. (At a million texts of
+        # bench_hac_sd_scale.py 91% of N had reached the first estimate.)
+        shortfall = n_keep / max(pool.held, 1)
+        del pool
+        target = int(min(target * 2 * shortfall, n * (n - 1) // 2))
+        cutoff = _estimated_cutoff(v, mean, scale, target)
+        k = min(m - 1, int(np.ceil(k * 2 * shortfall)))
+        stats["cutoff_retries"] = attempt + 1
+    if keys is None:  # still fewer than N candidates reached the cut-off: all are kept
+        keys = pool.keys[0]
+    keys = np.sort(keys)
+    rows, cols = keys // n, keys % n
+    return rows, cols, _pair_similarities(v, rows, cols)
+
+
+def _candidates(index, v, distinct, members, offsets, mean, std, scale, cutoff, k, n_keep,
+                stats):
+    """The pool of scored row pairs reaching ``cutoff``, from k-NN lists grown by doubling."""
+    # Row i's partners need s_ij >= t_i to score a_ij >= cutoff (none if sigma_i = 0).
+    threshold = np.where(std > 0, mean + cutoff * std, np.inf)
+    # A group is asked again while one of its rows' lists may stop short of its threshold.
+    group_threshold = np.minimum.reduceat(threshold[members], offsets[:-1])
+    m = offsets.size - 1
     stats.update(neighbours=k, rows_requeried=0, rows_truncated=0, candidates=0,
                  rows_queried=0, rows_index_short=0)
     pool = _CandidatePool(n_keep, cutoff)
@@ -167,13 +203,7 @@ def ann_sd_pairs(vectors, n_clusters, seed=0, stats=None):
             break
         stats["rows_requeried"] += int(pending.size)
         k *= 2
-    stats["stage"] = "best pairs"
-    keys = pool.best()
-    if keys is None:  # fewer than N candidates reached the cut-off: all of them are kept
-        keys = pool.keys[0]
-    keys = np.sort(keys)
-    rows, cols = keys // n, keys % n
-    return rows, cols, _pair_similarities(v, rows, cols)
+    return pool
 
 
 def _knn(index, queries, k, stats):

@@ -6,7 +6,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from shortclust.errors import ParameterError
 from shortclust.models.hac import _ann_sd, hac_similarity
-from shortclust.models.hac._sparse_sd import _gram_statistics, sd_pairs
+from shortclust.models.hac._sparse_sd import _estimated_cutoff, _gram_statistics, sd_pairs
 from shortclust.models.hac.hac_similarity import HACSimilarity
 
 pytest.importorskip("hnswlib")
@@ -163,3 +163,23 @@ def test_a_query_the_index_cannot_fill_is_padded_and_the_others_answered(first, 
                                   np.delete(want, refused, axis=0))
     assert labels[refused, :3].tolist() == want[refused, :3].tolist()
     assert np.all(labels[refused, 3:] == -1)
+
+
+def test_a_cutoff_estimate_too_high_is_lowered_and_the_pairs_asked_again(monkeypatch):
+    # The sampled rows' estimate can promise more pairs than reach it (at a million texts 91%
+    # of N did): a first estimate that almost no pair reaches must not leave the route short.
+    vectors = _repeated_rows(4, most=2)
+    exact = set(zip(*sd_pairs(vectors, 25, fast=True)[:2]))
+    estimates = []
+
+    def first_too_high(*args):
+        estimates.append(_estimated_cutoff(*args))
+        return estimates[-1] + (3.0 if len(estimates) == 1 else 0.0)
+
+    monkeypatch.setattr(_ann_sd, "_estimated_cutoff", first_too_high)
+    stats = {}
+    rows, cols, _ = _ann_sd.ann_sd_pairs(vectors, 25, stats=stats)
+    found = set(zip(rows.tolist(), cols.tolist()))
+    assert stats["cutoff_retries"] >= 1 and len(estimates) == 1 + stats["cutoff_retries"]
+    assert len(found) == len(exact) == rows.size
+    assert len(found & exact) >= 0.99 * len(exact), stats
