@@ -49,7 +49,6 @@ import json
 import lzma
 import os
 import re
-import stat
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -290,20 +289,17 @@ def _reason(error: BaseException) -> str:
 
 def _check_is_regular_file(path: Path) -> None:
     try:
-        mode = path.stat().st_mode
+        path.stat()
     except FileNotFoundError:
         raise ModelFileError(f"model file not found: {path}: {_WAY_OUT}") from None
     except OSError as error:
         raise ModelFileError(f"{path}: cannot read the model file "
                              f"({error.strerror or error}): check its permissions") from None
-    kinds = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-             (stat.S_ISSOCK, "a socket")]
-    for test, kind in kinds:
-        if test(mode):
-            raise ModelFileError(f"{path} is {kind}, not a model file: {_WAY_OUT}")
-    if not stat.S_ISREG(mode):
-        raise ModelFileError(f"{path} is not a regular file: {_WAY_OUT}")
+    from shortclust.data.io import special_kind
+
+    kind = special_kind(path)
+    if kind is not None:
+        raise ModelFileError(f"{path} is {kind}, not a model file: {_WAY_OUT}")
 
 
 def _first_pass(path: Path, archive: zipfile.ZipFile) -> tuple[dict, dict[str, int]]:

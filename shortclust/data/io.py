@@ -79,7 +79,17 @@ def suffix_of(path: str | os.PathLike) -> str | None:
 
 
 def _open_binary(path: Path, suffix: str):
-    """Open the file for reading bytes, turning OS errors into DataError."""
+    """Open the file for reading bytes, turning OS errors into DataError.
+
+    Only a regular file is opened: opening a FIFO waits for a writer forever, and a
+    device such as /dev/zero is read until memory runs out.
+    """
+    kind = special_kind(path)
+    if kind == "a directory":
+        raise DataError(f"{path} is a directory: pass a data file")
+    if kind is not None:
+        raise _fail(path, None, f"it is {kind}, not a regular file",
+                    "save the texts to a file and pass that")
     try:
         if suffix == ".jsonl.gz":
             return gzip.open(path, "rb")
