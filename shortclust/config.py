@@ -446,17 +446,10 @@ def check_model_params(spec: ModelSpec, where: str = "config") -> type:
         model_class = get_model_class(spec.name)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
-    allowed = model_param_names(model_class)
     if "random_state" in spec.params:
         raise ConfigError(
             f"{where}: model.params.random_state is set by the seeds; use 'runs' or 'seeds' instead"
         )
-    for key in spec.params:
-        if key not in allowed:
-            raise ConfigError(
-                f"{where}: unknown parameter '{key}' for model '{spec.name}' "
-                f"{allowed_hint(key, allowed)}"
-            )
     _validate_param_values(model_class, spec, where)
     return model_class
 
@@ -465,7 +458,7 @@ def _validate_param_values(model_class: type, spec: ModelSpec, where: str) -> No
     from shortclust.models.base import validate_params
 
     try:
-        validate_params(model_class, spec.params)
+        validate_params(model_class, spec.params, spec.name)
     except ShortclustError as exc:
         # Say where the value lives, so the fix is one edit or one --set away.
         raise ConfigError(

@@ -12,11 +12,12 @@ format of :mod:`.model_files` (no code runs on loading) and loads back to predic
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from shortclust.errors import ConfigError, DataError, ParameterError
+from shortclust.errors import ConfigError, DataError, ParameterError, short_repr
 
 __all__ = ["EMBEDDINGS", "TextClusterer"]
 
@@ -203,7 +204,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
             # GSDPMM, say, chooses the number itself.
             choice = KChoice(0, "model")
             self._say(f"fitting {model} (it chooses the number of clusters)")
-            self.model_ = self._new_model(model_class, model_params, None, counts.shape[0])
+            self.model_ = self._new_model(model_class, model_params, None, features, counts)
             self._fit_model(features, counts)
         elif embeddings is not None and (umap_dims or k in REDUCED_ONLY):
             from shortclust.apps.reduced import fit_reduced
@@ -218,13 +219,13 @@ class TextClusterer(ClusterMixin, BaseEstimator):
             else:
                 self._say(f"fitting {model} with {choice.n_clusters} clusters")
                 self.model_ = self._new_model(model_class, model_params, choice.n_clusters,
-                                              counts.shape[0])
+                                              features, counts)
                 self._fit_model(features, counts)
                 mapping = None
         else:
             choice = KChoice(int(k), "given")
             self._say(f"fitting {model} with {k} clusters")
-            self.model_ = self._new_model(model_class, model_params, int(k), counts.shape[0])
+            self.model_ = self._new_model(model_class, model_params, int(k), features, counts)
             self._fit_model(features, counts)
         model_labels = np.asarray(self.model_.labels_, dtype=np.int64)
         n_model = max(int(model_labels.max(initial=-1)) + 1,
@@ -300,12 +301,16 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         merged = merge_clusters(labels, profiles, target=int(self.reduce_to))
         return np.where(mapping >= 0, merged[np.maximum(mapping, 0)], -1)
 
-    def _new_model(self, model_class, params, n_clusters, n_docs):
+    def _new_model(self, model_class, params, n_clusters, features, counts):
         from shortclust.apps.settings import sized_params
+        from shortclust.models.base import check_fit_memory
 
-        params = sized_params(model_class, params, n_docs)
+        params = sized_params(model_class, params, counts.shape[0])
         if n_clusters is not None:
             params["n_clusters"] = n_clusters
+        width = None if self.settings_["embeddings"] is not None else features.shape[1]
+        check_fit_memory(model_class, params, self.settings_["model"], counts.shape[0], width,
+                         counts.shape[1])
         return model_class(**params, random_state=self.random_state)
 
     def _checked_settings(self):
@@ -317,9 +322,9 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         model, embeddings, n = settings["model"], settings["embeddings"], settings["n_clusters"]
         model_class = get_model_class(model)
         check_k_settings(model, embeddings, settings["umap_dims"], n)
-        if self.reduce_to is not None and not (isinstance(self.reduce_to, (int, np.integer))
-                                               and self.reduce_to >= 1):
-            raise ParameterError(f"reduce_to must be an integer >= 1, got {self.reduce_to!r}")
+        for name, value in (("reduce_to", self.reduce_to), ("n_top_words", self.n_top_words)):
+            if (value is not None or name == "n_top_words") and not _is_count(value):
+                raise ParameterError(f"{name} must be an integer >= 1, got {short_repr(value)}")
         if embeddings is not None and embeddings not in EMBEDDINGS:
             raise ConfigError(f"unknown embeddings '{embeddings}': choose one of "
                               f"{', '.join(EMBEDDINGS)} (or none, for words)")
@@ -331,11 +336,14 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         if n != "auto" and "n_clusters" not in model_class().get_params():
             raise ParameterError(f"model '{model}' chooses its own number of clusters: "
                                  "leave n_clusters (--n-clusters) out")
+        if self.params is not None and not isinstance(self.params, Mapping):
+            raise ParameterError(f"params must be a dict of the model's parameters, got "
+                                 f"{short_repr(self.params)}: e.g. params={{'alpha': 0.05}}")
         params = dict(self.params or {})
         for reserved in ("n_clusters", "random_state"):
             if reserved in params:
                 raise ParameterError(f"give {reserved} to TextClusterer itself, not in params")
-        validate_params(model_class, params)
+        validate_params(model_class, params, model)
         return model_class, params
 
     def _pipeline(self, texts):
@@ -414,6 +422,8 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         representation (:func:`~shortclust.apps.describe.class_tfidf`).
         """
         self._check_fitted()
+        if n is not None and not _is_count(n):
+            raise ParameterError(f"n must be an integer >= 1 (or None: all), got {short_repr(n)}")
         return [words[:n] for words in self._top_words] if n else list(self._top_words)
 
     # --- prediction ---------------------------------------------------------------------------
@@ -538,10 +548,21 @@ class TextClusterer(ClusterMixin, BaseEstimator):
 # helpers
 
 
+def _is_count(value) -> bool:
+    """An integer (not a bool) >= 1."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
+
+
 def _checked_texts(texts, allow_empty=False) -> list[str]:
     """``texts`` as a list of str, or a one-line DataError naming the first bad item."""
     if isinstance(texts, (str, bytes)):
         raise DataError("texts must be a list of strings, not one string: wrap it in a list")
+    # Iterating a table or a mapping gives its column names or keys, not its texts.
+    if type(texts).__name__ == "DataFrame" or isinstance(texts, Mapping):
+        kind = "dict" if isinstance(texts, Mapping) else "DataFrame"
+        raise DataError(f"texts must be a list of strings, not a {kind} (which would give "
+                        "its column names or keys): pass the column of texts, e.g. "
+                        "frame['text']")
     try:
         texts = list(texts)
     except TypeError:

@@ -166,41 +166,15 @@ def check_input(model_class: type, config: ExperimentConfig, where: str) -> None
 
 def check_memory(model_class: type, params: dict[str, Any], config: ExperimentConfig,
                  corpus, where: str) -> None:
-    """Refuse a setting whose fit needs more memory than this machine has available.
+    """Refuse a setting whose fit needs more memory than this machine has available
+    (:func:`shortclust.models.base.check_fit_memory`), before anything is written, so
+    ``n_clusters=100000000`` is a one-line error, not a MemoryError."""
+    from shortclust.models.base import check_fit_memory
 
-    The model's own lower bound (``memory_bytes``) is compared with the memory available
-    now (``MemAvailable``; no check where that cannot be read), before anything is
-    written, so ``n_clusters=100000000`` is a one-line error, not a MemoryError.
-    """
     name = (config.representation or {}).get("name", "counts")
     width = corpus.counts.shape[1] if _GIVES[name] == "counts" or name == "tfidf" else None
-    needed = model_class.memory_bytes(params, corpus.n_docs, width)
-    available = available_memory()
-    if needed is None or available is None or needed <= available:
-        return
-    setting = f" with n_clusters={params['n_clusters']}" if "n_clusters" in params else ""
-    raise ConfigError(
-        f"{where}: model '{config.model.name}'{setting} needs at least "
-        f"{_gib(needed)} of memory on this corpus ({corpus.n_docs} documents, "
-        f"{corpus.counts.shape[1]} words) and {_gib(available)} is available: lower "
-        "n_clusters or use a smaller corpus"
-    )
-
-
-def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (Linux ``MemAvailable``), or None."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def _gib(n_bytes: int) -> str:
-    return f"{n_bytes / 2**30:,.1f} GiB"
+    check_fit_memory(model_class, params, config.model.name, corpus.n_docs, width,
+                     corpus.counts.shape[1], where=where)
 
 
 def check_saveable(plan: Plan) -> None:
