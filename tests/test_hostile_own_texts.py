@@ -108,3 +108,68 @@ def test_top_words_of_a_count_that_is_not_one_is_one_line(n):
     clusterer = TextClusterer("gsdmm", n_clusters=3).fit(TEXTS)
     with pytest.raises(ShortclustError, match="n must be an integer >= 1"):
         clusterer.top_words(n)
+
+
+# --- the clusterer record of a model file -------------------------------------------------------
+
+def _set(key, value):
+    return lambda header: header["clusterer"].__setitem__(key, value)
+
+
+def _set_in(section, key, value):
+    return lambda header: header["clusterer"][section].__setitem__(key, value)
+
+
+CLUSTERER_EDITS = {
+    # Each raised a traceback (AttributeError, TypeError, ValueError, IndexError) ...
+    "record_not_an_object": lambda header: header.__setitem__("clusterer", 5),
+    "label_map_of_words": _set("label_map", ["x", "y", "z"]),
+    "label_map_too_short": _set("label_map", [0]),
+    "label_map_nested": _set("label_map", [[0], [1], [2]]),
+    "label_map_beyond_int64": _set("label_map", [0, 1, 10**30]),
+    "k_choice_unknown_key": _set_in("k_choice", "evil", 1),
+    "k_choice_a_list": _set("k_choice", [1, 2]),
+    "top_words_a_number": _set("top_words", 5),
+    "top_words_without_weights": _set("top_words", [[["a"]], [], []]),
+    "top_words_weight_a_word": _set("top_words", [[["a", "x"]], [], []]),
+    "settings_a_list": _set("settings", [1]),
+    "idf_too_short": _set("idf", [1.0]),
+    "idf_a_string": _set("idf", "abc"),
+    # ... or a silently wrong result: cluster 1000000 assigned, or every text "dropped".
+    "label_map_out_of_range": _set("label_map", [0, 1, 10**6]),
+    "label_map_all_negative": _set("label_map", [-5, -5, -5]),
+    "label_map_with_a_gap": _set("label_map", [0, 2, 2]),
+    "k_choice_n_clusters_a_word": _set_in("k_choice", "n_clusters", "three"),
+    "settings_n_top_words_a_word": _set_in("settings", "n_top_words", "x"),
+    "settings_params_a_string": _set_in("settings", "params", "x"),
+    "predictor_unknown": _set("predictor", "evil"),
+}
+
+
+@pytest.fixture(scope="module")
+def clusterer_file(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("clusterer")
+    path = TextClusterer("gsdmm", n_clusters=3).fit(TEXTS).save(folder / "model.zip")
+    (folder / "new.txt").write_text("apple pie\ngoal match\n")
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(CLUSTERER_EDITS))
+def test_a_crafted_clusterer_record_is_refused_in_one_line(clusterer_file, tmp_path, case):
+    from tests import hostile
+
+    crafted = hostile.edited_header(clusterer_file, tmp_path / "crafted.zip",
+                                    CLUSTERER_EDITS[case])
+    line = refused(["predict", crafted, clusterer_file.parent / "new.txt", "--output",
+                    tmp_path / "p.csv"])
+    assert "clusterer" in line and "edited or damaged" in line, line
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_the_untouched_clusterer_record_still_predicts(clusterer_file, tmp_path):
+    from tests import hostile
+
+    copy = hostile.edited_header(clusterer_file, tmp_path / "copy.zip", lambda header: None)
+    texts = ["apple pie", "goal match"]
+    assert TextClusterer.load(copy).predict(texts).tolist() == \
+        TextClusterer.load(clusterer_file).predict(texts).tolist()
