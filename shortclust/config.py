@@ -456,9 +456,11 @@ def check_model_params(spec: ModelSpec, where: str = "config") -> type:
 
 def _validate_param_values(model_class: type, spec: ModelSpec, where: str) -> None:
     from shortclust.models.base import validate_params
+    from shortclust.models.common.params import check_param_names
 
     try:
-        validate_params(model_class, spec.params, spec.name)
+        check_param_names(model_class, spec.params, spec.name)
+        validate_params(model_class, spec.params)
     except ShortclustError as exc:
         # Say where the value lives, so the fix is one edit or one --set away.
         raise ConfigError(

@@ -303,7 +303,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
 
     def _new_model(self, model_class, params, n_clusters, features, counts):
         from shortclust.apps.settings import sized_params
-        from shortclust.models.base import check_fit_memory
+        from shortclust.models.common.memory import check_fit_memory
 
         params = sized_params(model_class, params, counts.shape[0])
         if n_clusters is not None:
@@ -317,6 +317,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         from shortclust.apps.reduced import check_k_settings
         from shortclust.models import get_model_class
         from shortclust.models.base import validate_params
+        from shortclust.models.common.params import check_param_names
 
         settings, _ = self.resolved_settings()
         model, embeddings, n = settings["model"], settings["embeddings"], settings["n_clusters"]
@@ -343,7 +344,8 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         for reserved in ("n_clusters", "random_state"):
             if reserved in params:
                 raise ParameterError(f"give {reserved} to TextClusterer itself, not in params")
-        validate_params(model_class, params, model)
+        check_param_names(model_class, params, model)
+        validate_params(model_class, params)
         return model_class, params
 
     def _pipeline(self, texts):

@@ -76,6 +76,7 @@ import numpy as np
 
 from shortclust.errors import ModelDeclarationError, ParameterError, short_repr
 from shortclust.models.common.estimator import Estimator, check_is_fitted  # noqa: F401
+from shortclust.models.common.params import check_param_names
 from shortclust.models.common.identity import (  # noqa: F401 (re-exported: part of the contract)
     _check_added_parameters,
     identity_params,
@@ -461,58 +462,6 @@ class ClusteringModel(Estimator):
         return None
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (Linux ``MemAvailable``), or None."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def check_fit_memory(model_class, params, name, n_docs, n_features, n_words, where=None):
-    """Refuse a setting whose fit needs more memory than is available now.
-
-    The model's own lower bound (:meth:`ClusteringModel.memory_bytes`) is compared with
-    :func:`available_memory` (no check where either is unknown), so ``n_clusters=10**9``
-    is one line before the fit instead of a MemoryError or an overflow inside it.
-
-    Parameters
-    ----------
-    model_class : type
-    params : dict
-        The parameters the fit will get (``n_clusters`` among them).
-    name : str
-        The model's registered name, for the message.
-    n_docs, n_features : int
-        The data's size; ``n_features`` None when its width is not known in advance.
-    n_words : int
-        The vocabulary's size, for the message.
-    where : str, optional
-        What holds the setting (a config file), put before the message.
-
-    Raises
-    ------
-    ConfigError
-    """
-    from shortclust.errors import ConfigError
-
-    needed = model_class.memory_bytes(params, n_docs, n_features)
-    available = available_memory()
-    if needed is None or available is None or needed <= available:
-        return
-    setting = f" with n_clusters={params['n_clusters']}" if "n_clusters" in params else ""
-    raise ConfigError(
-        f"{where + ': ' if where else ''}model '{name}'{setting} needs at least "
-        f"{needed / 2**30:,.1f} GiB of memory on this corpus ({n_docs} documents, {n_words} "
-        f"words) and {available / 2**30:,.1f} GiB is available: lower n_clusters or use a "
-        "smaller corpus"
-    )
-
-
 def check_declarations(model_class):
     """Check that ``model_class`` declares what the contract asks for (module docstring).
 
@@ -618,7 +567,7 @@ def _check_fitted_attributes(model_class, name):
         )
 
 
-def validate_params(model_class, params, name=None):
+def validate_params(model_class, params):
     """Check constructor parameters against ``model_class``'s declarations, without fitting.
 
     Parameters
@@ -628,17 +577,13 @@ def validate_params(model_class, params, name=None):
     params : dict
         Constructor parameters; those not given take their defaults, which are checked
         too.
-    name : str, optional
-        The model's registered name, for the message naming an unknown parameter.
 
     Raises
     ------
     ModelDeclarationError
         If the class lacks a declaration (a ``TypeError``).
     ParameterError
-        If ``params`` names something that is not a constructor parameter (the message
-        lists those it has, ``random_state`` left out: the seed sets it), or a value is
-        refused.
+        If ``params`` names a parameter the class lacks, or a value is refused.
 
     Examples
     --------
@@ -649,13 +594,5 @@ def validate_params(model_class, params, name=None):
     shortclust.errors.ParameterError: alpha must be a finite number >= 0, got -1
     """
     check_declarations(model_class)
-    known = model_class().get_params()
-    for key in params:
-        if key not in known:
-            from shortclust.errors import allowed_hint
-
-            allowed = sorted(k for k in known if k != "random_state")
-            model = f" for model '{name}'" if name else ""
-            raise ParameterError(f"unknown parameter {short_repr(key)}{model} "
-                                 f"{allowed_hint(key, allowed)}")
+    check_param_names(model_class, params)
     model_class(**params)._validate_params()

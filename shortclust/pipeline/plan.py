@@ -167,9 +167,9 @@ def check_input(model_class: type, config: ExperimentConfig, where: str) -> None
 def check_memory(model_class: type, params: dict[str, Any], config: ExperimentConfig,
                  corpus, where: str) -> None:
     """Refuse a setting whose fit needs more memory than this machine has available
-    (:func:`shortclust.models.base.check_fit_memory`), before anything is written, so
+    (:func:`shortclust.models.common.memory.check_fit_memory`), before anything is written, so
     ``n_clusters=100000000`` is a one-line error, not a MemoryError."""
-    from shortclust.models.base import check_fit_memory
+    from shortclust.models.common.memory import check_fit_memory
 
     name = (config.representation or {}).get("name", "counts")
     width = corpus.counts.shape[1] if _GIVES[name] == "counts" or name == "tfidf" else None

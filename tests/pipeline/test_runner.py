@@ -386,16 +386,16 @@ def test_no_fit_takes_no_lock(config_path, output_dir):
 
 def test_a_setting_that_cannot_fit_in_memory_is_refused_before_anything(
         tmp_path, corpus_path, output_dir, monkeypatch):
-    from shortclust.models import base  # check_fit_memory reads the memory there
+    from shortclust.models.common import memory
 
     path = write_config(tmp_path / "big.yaml", corpus_path, output_dir, runs=1,
                         model={"name": "gsdmm", "params": {"n_clusters": 50, "max_iter": 2}})
-    monkeypatch.setattr(base, "available_memory", lambda: 1000)  # bytes
+    monkeypatch.setattr(memory, "available_memory", lambda: 1000)  # bytes
     with pytest.raises(ConfigError, match=r"n_clusters=50 needs at least 0\.0 GiB .*lower "
                                           "n_clusters"):
         run(path)
     assert not output_dir.exists()
-    monkeypatch.setattr(base, "available_memory", lambda: None)  # unknown: no check
+    monkeypatch.setattr(memory, "available_memory", lambda: None)  # unknown: no check
     assert run(path).n_run == 1
 
 
