@@ -390,25 +390,35 @@ def _move_document(d, docs, k, sign, stats):
 
 @njit(cache=True)
 def gibbs_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniforms,
-                num, den, saved):
-    """One Gibbs sweep of Algorithm 1 over every document, in order.
+                num, den, saved, start):
+    """One Gibbs sweep of Algorithm 1 over the documents from ``start`` on, in order.
 
     Each document is removed from its cluster and re-sampled from Eq. 4 (the second
     loop of Algorithm 1). On entry clusters must be compact (:func:`compact_clusters`)
     and ``inv_den`` current (:func:`refresh_all_inv_den`); the cache stays current.
 
+    ``n_wz`` may be narrower than the ``K = len(m_z)`` slots (the caller narrows it to
+    the occupied clusters once most have emptied: see ``GSDMM``'s sampler state); the
+    empty slots are still ``K - n_active``, as Eq. 4 counts them. When every column of a
+    narrowed ``n_wz`` is occupied, the sweep stops before the next document, which might
+    open a new cluster, and returns its index: the caller widens ``n_wz`` and calls again
+    from there with the same arrays, so the sweep is the same as with all ``K`` columns.
+
     IN: ``docs``, ``alpha``, ``beta``, ``v_beta`` (V * beta), ``uniforms`` (one U[0, 1)
-    draw per document). IN/OUT: ``z``, ``stats``, ``cache``.
-    Scratch: ``num``, ``den`` (length >= K; ``den`` doubles as the chunk sums of
-    :func:`_choose`), ``saved`` (length _BLOCK + 1).
-    Returns ``(n_active, n_moved)``: slots in use after the sweep and documents that
-    changed cluster.
+    draw per document), ``start`` (the first document to sample). IN/OUT: ``z``,
+    ``stats``, ``cache``. Scratch: ``num``, ``den`` (length >= K; ``den`` doubles as the
+    chunk sums of :func:`_choose`), ``saved`` (length _BLOCK + 1).
+    Returns ``(n_active, n_moved, stop)``: slots in use, documents that changed cluster
+    from ``start`` on, and the document where the sweep stopped (``len(z)`` when done).
     """
-    m_z, n_z, _ = stats
+    m_z, n_z, n_wz = stats
     inv_den = cache[0]
     n_slots = m_z.shape[0]
+    width = n_wz.shape[1]
     n_moved = 0
-    for d in range(z.shape[0]):
+    for d in range(start, z.shape[0]):
+        if n_active == width and width < n_slots:
+            return n_active, n_moved, d  # no column for a new cluster: widen n_wz first
         old = z[d]
         _move_document(d, docs, old, -1, stats)
         saved[:] = inv_den[:, old]
@@ -431,7 +441,7 @@ def gibbs_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniforms,
             refresh_inv_den(inv_den, new, n_z[new], v_beta)
             z[d] = new
             n_moved += 1
-    return n_active, n_moved
+    return n_active, n_moved, z.shape[0]
 
 
 @njit(cache=True)

@@ -102,10 +102,11 @@ def parallel_sweep(docs, z, stats, cache, alpha, beta, v_beta, n_active, uniform
         first, last = bounds[b], bounds[b + 1]
         if first < last:
             block_docs = (doc_ptr[first:last + 1], doc_words, doc_counts, doc_len[first:last])
-            block_active, moved[b] = gibbs_sweep(
+            # Each block's copy has all K columns, so its sweep runs to the end.
+            block_active, moved[b], _ = gibbs_sweep(
                 block_docs, z[first:last], (block_m, block_n, block_wz),
                 (block_inv_den, empty_inv_den), alpha, beta, v_beta, n_active,
-                uniforms[first:last], num[b], den[b], saved[b, :n_rows])
+                uniforms[first:last], num[b], den[b], saved[b, :n_rows], 0)
             opened[b] = block_active - n_active
             dirty[b] = block_active  # the columns this block may have written
     # Global slot of each block's first new cluster; clusters beyond the last slot revert.

@@ -53,6 +53,72 @@ def test_kernel_matches_reference_when_all_clusters_are_used():
     np.testing.assert_array_equal(model.labels_, naive.gsdmm_fit(X, 2, 0.1, 0.1, 3, 1))
 
 
+def widths_seen(monkeypatch):
+    """Record ``(old width, new width)`` of every resize of the sampler's ``n_wz``."""
+    from shortclust.models.dmm import gsdmm as module
+
+    seen = []
+    resize = module._SamplerState._resize
+
+    def spy(state, width):
+        seen.append((state.stats[2].shape[1], width))
+        resize(state, width)
+
+    monkeypatch.setattr(module._SamplerState, "_resize", spy)
+    return seen
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_counts_narrowed_to_the_occupied_clusters_give_the_reference_labels(seed, monkeypatch):
+    # K = 120 for 12 topics: after the first sweep about 50 clusters are occupied, and
+    # n_wz keeps 64 of its 120 columns; the empty clusters still count as K - n_active.
+    seen = widths_seen(monkeypatch)
+    X, _ = planted_corpus(n_docs=150, n_topics=12, seed=seed)
+    model = GSDMM(n_clusters=120, alpha=1.0, beta=0.02, max_iter=6, random_state=seed).fit(X)
+    assert any(new < old for old, new in seen)
+    np.testing.assert_array_equal(model.labels_,
+                                  naive.gsdmm_fit(X, 120, 1.0, 0.02, 6, seed))
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("seed", [0, 1])
+def test_counts_widened_within_a_sweep_give_the_reference_labels(seed, monkeypatch):
+    # No room beyond the occupied clusters: the sweep stops at every document that could
+    # open a cluster, n_wz gains a column, and the sweep resumes there.
+    from shortclust.models.dmm import gsdmm as module
+
+    monkeypatch.setattr(module, "_room", lambda n_active, n_slots: min(n_slots, n_active + 1))
+    seen = widths_seen(monkeypatch)
+    X, _ = planted_corpus(n_docs=150, n_topics=12, seed=seed)
+    model = GSDMM(n_clusters=120, alpha=1.0, beta=0.02, max_iter=6, random_state=seed).fit(X)
+    assert sum(new > old for old, new in seen) > 5
+    np.testing.assert_array_equal(model.labels_,
+                                  naive.gsdmm_fit(X, 120, 1.0, 0.02, 6, seed))
+
+
+@pytest.mark.kernels
+def test_narrowed_counts_stay_those_of_the_labels(monkeypatch):
+    from shortclust.models.dmm import gsdmm as module
+
+    monkeypatch.setattr(module, "_room", lambda n_active, n_slots: min(n_slots, n_active + 2))
+    X, _ = planted_corpus(n_docs=150, n_topics=12, seed=3)
+    rng = np.random.default_rng(0)
+    state = module._SamplerState.initial(X.astype(np.int32), 120, 1.0, 0.02, rng)
+    widths = []
+    for _ in range(4):
+        state.sweep(rng)
+        m_z, n_z, n_wz = state.stats
+        widths.append(n_wz.shape[1])
+        full = (np.zeros_like(m_z), np.zeros_like(n_z), np.zeros((X.shape[1], 120), n_wz.dtype))
+        kernels.build_counts(state.docs, state.z, full)
+        np.testing.assert_array_equal(m_z, full[0])
+        np.testing.assert_array_equal(n_z, full[1])
+        np.testing.assert_array_equal(n_wz, full[2][:, :n_wz.shape[1]])
+        assert not full[2][:, n_wz.shape[1]:].any()
+    assert min(widths) < 120
+
+
 @pytest.mark.kernels
 @pytest.mark.parametrize("by_docs", [False, True])
 @pytest.mark.parametrize("seed", range(6))
