@@ -390,7 +390,8 @@ class RecordStore:
     def write_labels(self, run_id: str, labels: Iterable) -> Path:
         """Write one label per line (document order) atomically; return the file's path."""
         # As Python ints: int() of each numpy integer took a millisecond per 2,500 labels.
-        text = "".join(f"{label}\n" for label in _as_int_list(labels))
+        values = _as_int_list(labels)
+        text = "\n".join(map(str, values)) + "\n" if values else ""
         path = self.labels_path(run_id)
         atomic_write_text(path, text)
         return path

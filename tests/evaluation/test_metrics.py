@@ -189,6 +189,21 @@ def test_expected_mutual_information_is_the_mean_over_permutations(true, pred):
         pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_expected_mutual_information_does_not_depend_on_its_chunks(seed, monkeypatch):
+    # The terms are built for many class sizes at once, in chunks of at most _EMI_CHUNK:
+    # any chunking gives the same float, bit for bit (each size's dot is the same).
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(50, 500))
+    true = rng.integers(0, int(rng.integers(2, 30)), n)
+    pred = np.where(rng.random(n) < 0.6, true, rng.integers(0, 50, n))
+    table = M._Table(true, pred)
+    whole = M.expected_mutual_info(table.class_sizes, table.cluster_sizes, n)
+    for chunk in (1, 7, 100):
+        monkeypatch.setattr(M, "_EMI_CHUNK", chunk)
+        assert M.expected_mutual_info(table.class_sizes, table.cluster_sizes, n) == whole
+
+
 def test_ari_does_not_overflow_on_large_inputs():
     # Pair-count products exceed int64 from n ~ 60k on; sklearn uses Python ints.
     true, pred = _random_pair(8, 200_000, 50, 80, 0.5)

@@ -72,7 +72,7 @@ def widths_seen(monkeypatch):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_counts_narrowed_to_the_occupied_clusters_give_the_reference_labels(seed, monkeypatch):
     # K = 120 for 12 topics: after the first sweep about 50 clusters are occupied, and
-    # n_wz keeps 64 of its 120 columns; the empty clusters still count as K - n_active.
+    # n_wz keeps about half of its 120 columns; the empty clusters still count K - n_active.
     seen = widths_seen(monkeypatch)
     X, _ = planted_corpus(n_docs=150, n_topics=12, seed=seed)
     model = GSDMM(n_clusters=120, alpha=1.0, beta=0.02, max_iter=6, random_state=seed).fit(X)
@@ -95,6 +95,15 @@ def test_counts_widened_within_a_sweep_give_the_reference_labels(seed, monkeypat
     assert sum(new > old for old, new in seen) > 5
     np.testing.assert_array_equal(model.labels_,
                                   naive.gsdmm_fit(X, 120, 1.0, 0.02, 6, seed))
+
+
+def test_counts_keep_all_columns_with_threads(monkeypatch):
+    # The parallel sweep's block copies take the counts' width: with threads, the counts
+    # are never narrowed, in the sequential first sweep either.
+    seen = widths_seen(monkeypatch)
+    X, _ = planted_corpus(n_docs=150, n_topics=12, seed=0)
+    GSDMM(n_clusters=120, alpha=1.0, beta=0.02, max_iter=4, threads=2, random_state=0).fit(X)
+    assert seen == []
 
 
 @pytest.mark.kernels
