@@ -6,15 +6,23 @@ the way out, so the CLI never shows a traceback for bad input.
 """
 
 import contextlib
+import re
+
+#: Characters a terminal acts on rather than shows (escape sequences, bidirectional
+#: overrides); a message quoting a file's content shows them escaped.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def one_line(value) -> str:
-    """``str(value)`` with every run of whitespace, newlines included, made one space.
+    """``str(value)`` with every run of whitespace, newlines included, made one space, and
+    every other control character escaped (``\\x1b``), so a quoted file cannot drive the
+    terminal.
 
     An exception without a message gives its class name, so a message quoting it is never
     left with an empty gap.
     """
     text = " ".join(str(value).split())
+    text = _CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode(), text)
     if not text and isinstance(value, BaseException):
         return type(value).__name__
     return text

@@ -173,3 +173,74 @@ def test_the_untouched_clusterer_record_still_predicts(clusterer_file, tmp_path)
     texts = ["apple pie", "goal match"]
     assert TextClusterer.load(copy).predict(texts).tolist() == \
         TextClusterer.load(clusterer_file).predict(texts).tolist()
+
+
+# --- messages -------------------------------------------------------------------------------
+
+def test_control_characters_quoted_from_a_file_are_shown_escaped(tmp_path):
+    # A CSV header of control bytes was printed raw: an escape sequence in a file could
+    # drive the terminal showing the error.
+    path = tmp_path / "texts.csv"
+    path.write_bytes(b"\x1b[2J\x1b]0;pwned\x07,\x00label\nhello,x\n")
+    line = refused(["cluster", path, "--quiet", "--output", tmp_path / "out"])
+    assert "\x1b" not in line and "\x00" not in line and "\x07" not in line
+    assert "\\x1b[2J" in line
+
+
+def test_a_bound_gsdmm_did_not_fill_is_not_called_the_number_asked_for(tmp_path):
+    # -k 50 on 12 texts: GSDMM keeps 3-5 clusters, and the report said "5 clusters asked
+    # for (--n-clusters)".
+    clusterer = TextClusterer("gsdmm", n_clusters=50).fit(TEXTS)
+    sentence = clusterer.k_choice_.sentence()
+    assert sentence.startswith(f"50 clusters asked for (--n-clusters); "
+                               f"{clusterer.n_clusters_} of them kept documents"), sentence
+    exact = TextClusterer("kmeans", n_clusters=3).fit(TEXTS).k_choice_.sentence()
+    assert exact == "3 clusters asked for (--n-clusters)"
+
+
+def test_texts_of_blank_lines_do_not_suggest_the_pipeline_already_used(tmp_path):
+    # "preprocessing 'none' left no words ...: use more documents or preprocess 'none'".
+    with pytest.raises(ShortclustError) as caught:
+        TextClusterer("gsdmm", n_clusters=2, preprocess="none").fit(["  ", "\t"])
+    assert "or preprocess 'none'" not in str(caught.value)
+    assert "with words in them" in str(caught.value)
+
+
+def test_probabilities_refused_do_not_name_kmeans_as_a_model_that_gives_them():
+    clusterer = TextClusterer("kmeans", n_clusters=3).fit(TEXTS)
+    with pytest.raises(ShortclustError) as caught:
+        clusterer.predict_proba(["apple pie"])
+    assert "kmeans" not in str(caught.value).split("choose", 1)[1]
+
+
+@pytest.mark.parametrize("path", [None, 5])
+def test_save_and_load_of_something_that_is_no_path_are_one_line(tmp_path, path):
+    # TypeError from pathlib before.
+    clusterer = TextClusterer("gsdmm", n_clusters=3).fit(TEXTS)
+    with pytest.raises(ShortclustError, match="named by a path"):
+        clusterer.save(path)
+    with pytest.raises(ShortclustError, match="named by a path"):
+        TextClusterer.load(path)
+
+
+def test_save_into_a_missing_folder_names_the_folder(tmp_path):
+    # FileNotFoundError naming the hidden temporary file before.
+    clusterer = TextClusterer("gsdmm", n_clusters=3).fit(TEXTS)
+    with pytest.raises(ShortclustError, match="the folder .*nowhere' does not exist"):
+        clusterer.save(tmp_path / "nowhere" / "model.zip")
+
+
+def test_report_never_replaces_a_file_that_is_not_a_report(tmp_path):
+    # `report RUN --output RUN/assignments.csv` replaced the run's assignments with HTML.
+    corpus = write_corpus(tmp_path / "docs.jsonl")
+    run = tmp_path / "run"
+    result = CliRunner().invoke(app, ["cluster", str(corpus), "-k", "3", "--output", str(run),
+                                      "--quiet", "--no-report"])
+    assert result.exit_code == 0, result.stderr
+    before = (run / "assignments.csv").read_bytes()
+    line = refused(["report", run, "--output", run / "assignments.csv"])
+    assert "is not an HTML report" in line
+    assert (run / "assignments.csv").read_bytes() == before
+    result = CliRunner().invoke(app, ["report", str(run)])
+    again = CliRunner().invoke(app, ["report", str(run)])  # its own report is replaced
+    assert result.exit_code == 0 and again.exit_code == 0, (result.stderr, again.stderr)

@@ -73,9 +73,10 @@ class KChoice:
         :mod:`.reduced` (``"hdbscan"``, ``"silhouette"``, ...) or ``"model"`` (a model that
         chooses it itself, GSDPMM).
     bound : int or None
-        GSDMM's bound (``auto`` only).
+        GSDMM's bound (``auto``), or the number asked for (``given``).
     found : int or None
-        Non-empty clusters GSDMM ended with, before merging.
+        Non-empty clusters GSDMM (``auto``) or the model (``given``) ended with, before
+        merging.
     min_size : int or None
         The smallest cluster kept.
     reduced_to : int or None
@@ -104,7 +105,12 @@ class KChoice:
 
     def sentence(self) -> str:
         """One line saying how the number was chosen, for reports."""
-        if self.method == "given":
+        if self.method == "given" and None not in (self.found, self.bound) \
+                and self.found < self.bound:
+            # GSDMM, say, takes K as a bound and may leave clusters empty.
+            text = (f"{self.bound} clusters asked for (--n-clusters); {self.found} of them "
+                    "kept documents")
+        elif self.method == "given":
             text = f"{self.n_clusters} clusters asked for (--n-clusters)"
         elif self.method == "model":
             text = f"{self.n_clusters} clusters, a number the model chose itself"

@@ -153,6 +153,10 @@ def save_model(path, name: str, params: dict[str, Any], state, *, vocabulary=Non
     from shortclust.data.io import atomic_write
     from shortclust.models.state import json_value
 
+    folder = Path(_model_path(path, ConfigError)).parent
+    if not folder.is_dir():
+        raise ConfigError(f"cannot save the model as '{path}': the folder '{folder}' does "
+                          "not exist: create it, or choose another path")
     values, arrays = state
     params = dict(params)
     if not isinstance(params.get("random_state"), (int, type(None))):
@@ -178,6 +182,14 @@ def save_model(path, name: str, params: dict[str, Any], state, *, vocabulary=Non
                 archive.writestr(member, members[member])
 
     atomic_write(path, write)
+    return Path(path)
+
+
+def _model_path(path, error: type) -> Path:
+    """``path`` as a Path, or ``error`` in one line when it is no path at all (None, 5)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise error(f"a model file is named by a path (a str or a pathlib.Path), not by "
+                    f"{_short(path)}: give the model.zip's path")
     return Path(path)
 
 
@@ -222,7 +234,7 @@ def load_model(path) -> SavedModel:
         parameters the model refuses.
     """
     with involving(f"model file {path}"):
-        checked = read_model_file(path)
+        checked = read_model_file(_model_path(path, ModelFileError))
         return _rebuild(checked.path, checked.header, checked.arrays)
 
 

@@ -25,7 +25,8 @@ from shortclust.errors import ConfigError
 CLUSTER_WRITES = ("assignments.csv", "clusters.csv", "clusters.md", "model.zip", "record.json",
                   "report.html")
 
-__all__ = ["CLUSTER_WRITES", "check_output_dir", "check_output_file", "check_replaceable", "special_kind"]
+__all__ = ["CLUSTER_WRITES", "check_output_dir", "check_output_file", "check_replaceable",
+           "check_replaces_only_its_own", "special_kind"]
 
 def _same_file(one: Path, other: Path) -> bool:
     try:
@@ -57,6 +58,28 @@ def check_output_file(target, inputs: dict[str, object]) -> Path:
             raise ConfigError(f"output '{target}' is the {name} ({path}): writing it would "
                               "overwrite it; choose another file with --output")
     return target
+
+
+def check_replaces_only_its_own(target, starts: bytes, what: str) -> None:
+    """Refuse to replace an existing ``target`` that does not start as the command's own
+    output does (``starts``): ``report RUN --output RUN/assignments.csv`` replaced the run's
+    assignments with HTML, and any other file given by mistake would go the same way.
+
+    Raises
+    ------
+    ConfigError
+    """
+    try:
+        with open(target, "rb") as handle:
+            head = handle.read(len(starts))
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return
+    except OSError as error:
+        raise ConfigError(f"output '{target}': cannot read it ({error.strerror or error}): "
+                          "choose another file with --output") from None
+    if head.lower() != starts.lower():
+        raise ConfigError(f"output '{target}' exists and is not {what}: writing would replace "
+                          "it; choose another file with --output, or remove it first")
 
 
 def check_output_dir(directory, inputs: dict[str, object], writes=()) -> Path:

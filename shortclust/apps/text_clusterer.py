@@ -223,7 +223,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
                 self._fit_model(features, counts)
                 mapping = None
         else:
-            choice = KChoice(int(k), "given")
+            choice = KChoice(int(k), "given", bound=int(k))
             self._say(f"fitting {model} with {k} clusters")
             self.model_ = self._new_model(model_class, model_params, int(k), features, counts)
             self._fit_model(features, counts)
@@ -237,6 +237,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
                                        np.bincount(model_labels, minlength=n_model))
             mapping[np.bincount(model_labels, minlength=n_model) == 0] = -1
         mapping = np.concatenate([mapping, np.full(max(0, n_model - mapping.size), -1)])
+        choice.found = int((mapping >= 0).sum()) if choice.method == "given" else choice.found
         if self.reduce_to is not None:
             mapping = self._reduced(mapping, model_labels, counts, features)
             choice.reduced_to = int(self.reduce_to)
@@ -469,7 +470,7 @@ class TextClusterer(ClusterMixin, BaseEstimator):
         if not model.capabilities.predict or (proba and not model.capabilities.predict_proba):
             what = "probabilities" if proba else "predictions"
             raise ConfigError(f"model '{self.settings_['model']}' gives no {what} for new "
-                              "texts: choose a model that does (gsdmm, kmeans, movmf, lda, ...)")
+                              "texts: choose a model that does (gsdmm, movmf, lda, ...)")
         counts, kept = self._new_counts(texts)
         labels = np.full(len(texts), -1, dtype=np.int64)
         result = np.zeros((len(texts), self.n_clusters_)) if proba else None
@@ -562,9 +563,8 @@ def _checked_texts(texts, allow_empty=False) -> list[str]:
     # Iterating a table or a mapping gives its column names or keys, not its texts.
     if type(texts).__name__ == "DataFrame" or isinstance(texts, Mapping):
         kind = "dict" if isinstance(texts, Mapping) else "DataFrame"
-        raise DataError(f"texts must be a list of strings, not a {kind} (which would give "
-                        "its column names or keys): pass the column of texts, e.g. "
-                        "frame['text']")
+        raise DataError(f"texts must be a list of strings, not a {kind} (its column names or "
+                        "keys would be the texts): pass its column of texts, e.g. frame['text']")
     try:
         texts = list(texts)
     except TypeError:

@@ -334,7 +334,8 @@ def _check_not_empty(pipe: Pipeline, n_docs: int, n_words: int) -> None:
         raise DataError(
             f"preprocessing '{pipe.name}' left {what} (min_df={pipe.min_df}, "
             f"max_df={pipe.max_df:g}, min_doc_words={pipe.min_doc_words}): use more "
-            "documents or preprocess 'none'")
+            "documents" + (" with words in them" if pipe.name == "none"
+                           else " or preprocess 'none'"))
 
 
 def encode_labels(labels: Sequence) -> tuple[np.ndarray, list[str]]:

@@ -62,6 +62,9 @@ def write_report(run_dir, output=None, *, run_id: str | None = None, data_dir=No
         from shortclust.errors import ConfigError
 
         raise ConfigError(f"output '{output}' is a directory: give a file name with --output")
+    from shortclust.apps.safe_output import check_replaces_only_its_own
+
+    check_replaces_only_its_own(output, b"<!DOCTYPE html", "an HTML report")
     if (Path(run_dir) / "record.json").is_file():  # a `shortclust cluster` output
         from shortclust.apps.report.cluster_output import cluster_folder_data
 
