@@ -69,8 +69,11 @@ finished with both settings and says so.
   cell), ``gsdmm_googlenews_t_v2`` (1x, 30 sweeps, seeds 0..19: the semantics changed)
   and ``gsdmm_googlenews_t_x16_100_v2`` (x16, 100 sweeps, seeds 0..19; the 1-thread side
   has 12 seeds from version 1's cell, 8 to fit). The job is time-boxed to 23:50 UTC;
-  the table counts the seeds finished with both settings and says so. Version 2 was
-  chosen on GoogleNews-T x16 seed 0 (one trace): the x16 cells test it on the data it
+  the table counts the seeds finished with both settings and says so. (Most of the
+  100-sweep cell's version 2 runs record commit ``92bb8d7``, a commit of helper h31's
+  branch that was rebased onto main as ``ae02db8``: under ``shortclust/`` only HAC and
+  IC code differs between the two; GSDMM's and this script's are the same.) Version 2
+  was chosen on GoogleNews-T x16 seed 0 (one trace): the x16 cells test it on the data it
   was chosen on (their seeds 1..19 were not looked at), the 1x cell on other data.
 
 Why 2 threads score higher on GoogleNews-T x16 (measured on seed 0 only, by
