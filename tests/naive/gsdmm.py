@@ -47,9 +47,19 @@ def gsdmm_fit(X, n_clusters, alpha, beta, max_iter, seed, binary=False):
 
 def _sequential_sweep(docs, z, uniforms, n_clusters, alpha, beta, n_words):
     """One sweep of Algorithm 1 over compact clusters ``z`` (changed in place)."""
-    m, n, n_w = _counts(docs, z, n_clusters)
-    n_active = max(z) + 1
-    for d, doc in enumerate(docs):
+    _resample(docs, range(len(docs)), z, _counts(docs, z, n_clusters), max(z) + 1, uniforms,
+              n_clusters, alpha, beta, n_words)
+
+
+def _resample(docs, order, z, counts, n_active, uniforms, n_clusters, alpha, beta, n_words):
+    """Re-sample documents ``order`` one by one against ``counts`` (updated); new n_active.
+
+    Clusters ``0..n_active-1`` are the occupied ones; a document opening a cluster takes
+    slot ``n_active``. ``z`` is changed in place.
+    """
+    m, n, n_w = counts
+    for d in order:
+        doc = docs[d]
         _move(doc, z[d], -1, m, n, n_w)
         log_w = [gsdmm_log_weight(doc, m[k], n[k], n_w[k], alpha, beta, n_words)
                  for k in range(n_active)]
@@ -63,6 +73,7 @@ def _sequential_sweep(docs, z, uniforms, n_clusters, alpha, beta, n_words):
             n_active += 1
         z[d] = chosen
         _move(doc, chosen, +1, m, n, n_w)
+    return n_active
 
 
 def gsdmm_parallel_fit(X, n_clusters, alpha, beta, max_iter, seed, threads, binary=False,
@@ -99,23 +110,9 @@ def gsdmm_parallel_fit(X, n_clusters, alpha, beta, max_iter, seed, threads, bina
         new_z = list(z)
         next_free = n_active
         for b in range(threads):
-            m, n, n_w = _counts(docs, start, n_clusters)
-            block_active = n_active
-            for d in range(bounds[b], bounds[b + 1]):
-                doc = docs[d]
-                _move(doc, new_z[d], -1, m, n, n_w)
-                log_w = [gsdmm_log_weight(doc, m[k], n[k], n_w[k], alpha, beta, n_words)
-                         for k in range(block_active)]
-                if block_active < n_clusters:
-                    empty = gsdmm_log_weight(doc, 0, 0, {}, alpha, beta, n_words)
-                    log_w.append(empty + math.log(n_clusters - block_active))
-                chosen = _first_above(log_w, uniforms[d])
-                if chosen is None:
-                    chosen = new_z[d]
-                elif chosen == block_active:
-                    block_active += 1
-                new_z[d] = chosen
-                _move(doc, chosen, +1, m, n, n_w)
+            block_active = _resample(docs, range(bounds[b], bounds[b + 1]), new_z,
+                                     _counts(docs, start, n_clusters), n_active, uniforms,
+                                     n_clusters, alpha, beta, n_words)
             kept = max(0, min(block_active - n_active, n_clusters - next_free))
             for d in range(bounds[b], bounds[b + 1]):
                 if new_z[d] >= n_active + kept:

@@ -63,12 +63,8 @@ def sparse_ward(n, rows, cols, weights, n_clusters=1):
 
     Parameters
     ----------
-    n : int
-        Points, >= 1.
-    rows, cols : ndarray of int
-        Kept pairs, ``rows[e] < cols[e]``, each pair once.
-    weights : ndarray of float
-        ``w_e = 1 - d_e^2`` of each kept pair (:func:`pair_weights`), all >= 0.
+    n, rows, cols, weights
+        The points and their kept pairs, as :func:`ward_adjacency` takes them.
     n_clusters : int, default=1
         Stop once this many clusters remain.
 
@@ -81,8 +77,7 @@ def sparse_ward(n, rows, cols, weights, n_clusters=1):
     Raises
     ------
     ValueError
-        If a weight is negative (a kept similarity below 0): the bound the search for
-        non-adjacent pairs relies on fails, use the dense path.
+        If a weight is negative (see :func:`ward_adjacency`).
     """
     return ward_merges(ward_adjacency(n, rows, cols, weights), n_clusters)
 
@@ -114,7 +109,8 @@ def ward_adjacency(n, rows, cols, weights, slack=0.25):
     Raises
     ------
     ValueError
-        If a weight is negative (see :func:`sparse_ward`).
+        If a weight is negative (a kept similarity below 0): the bound the search for
+        non-adjacent pairs relies on fails, use the dense path.
     """
     rows, cols = (_integer_array(ends) for ends in (rows, cols))
     weights = np.asarray(weights, dtype=np.float64)
