@@ -42,6 +42,8 @@ import _setup  # noqa: E402  (beside this file: the thread set-up every benchmar
 
 _setup.one_thread()
 
+from shortclust.pipeline.resources import reset_peak, status_kib
+
 LAST_FILES = ("20NG-bydate.jsonl.gz", "CrisisLexT26.jsonl.gz")
 
 
@@ -145,7 +147,7 @@ def main(argv=None):
         ic = IterativeClassification(n_clusters=k, max_iter=args.ic_iters, tol=None,
                                      random_state=0)
         ic_start_rss = current_rss_mib()
-        high_water_reset = reset_high_water()
+        high_water_reset = reset_peak()
         wall, cpu = time.perf_counter(), time.process_time()
         ic.fit(corpus.counts, init_labels=model.labels_)
         result.update({
@@ -153,7 +155,7 @@ def main(argv=None):
             "ic_cpu_seconds": round(time.process_time() - cpu, 1),
             "ic_rss_before_mib": round(ic_start_rss),
             # IC's own peak (the high-water mark reset before it), when Linux allows it.
-            "ic_peak_rss_mib": round(high_water_mib()) if high_water_reset else None,
+            "ic_peak_rss_mib": round(status_kib("VmHWM") / 1024) if high_water_reset else None,
             "ic_test_texts": ic.n_test_history_, "ic_vocabulary": int(ic.n_features_in_),
             "ic_gradient_store": getattr(ic.classifier_, "gradient_store_", None),
         })
@@ -190,29 +192,8 @@ def watch(model, phase, every=60.0):
 
 
 def current_rss_mib():
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    return float("nan")
-
-
-def reset_high_water():
-    """Reset the process's peak resident memory (VmHWM, Linux); whether it was reset."""
-    try:
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
-            refs.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def high_water_mib():
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0
-    return float("nan")
+    kib = status_kib("VmRSS")
+    return float("nan") if kib is None else kib / 1024.0
 
 
 def archive(path, result, phase):

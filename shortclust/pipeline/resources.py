@@ -20,7 +20,7 @@ _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
 
 
-def _status_kib(field: str) -> int | None:
+def status_kib(field: str) -> int | None:
     """A ``kB`` field of ``/proc/self/status`` (``VmRSS``, ``VmHWM``), or None."""
     try:
         match = re.search(rf"^{field}:\s+(\d+)\s+kB", _STATUS.read_text(), re.MULTILINE)
@@ -29,7 +29,7 @@ def _status_kib(field: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _reset_peak() -> bool:
+def reset_peak() -> bool:
     """Reset the process's peak resident set to its current one; False if impossible."""
     try:
         _CLEAR_REFS.write_text("5")
@@ -69,14 +69,14 @@ class FitResources:
     peak_mb: float | None = None
 
     def __enter__(self) -> "FitResources":
-        self._resettable = _reset_peak()
-        self._rss = _status_kib("VmRSS")
+        self._resettable = reset_peak()
+        self._rss = status_kib("VmRSS")
         self._cpu = time.process_time()
         return self
 
     def __exit__(self, *exc) -> None:
         self.cpu_seconds = time.process_time() - self._cpu
-        peak = _status_kib("VmHWM") if self._resettable else None
+        peak = status_kib("VmHWM") if self._resettable else None
         if peak is not None and self._rss is not None:
             self.peak_mb = max(peak - self._rss, 0) / 1024.0
 
