@@ -51,6 +51,22 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def corpus_vectors(data_dir, n_docs):
+    """The first ``n_docs`` texts of the concatenation: (their count, corpus, vectors, K).
+
+    ``basic`` preprocessing, averaged GloVe 6B 50-d vectors, K the prefixed labels' number.
+    """
+    from shortclust.data import load_corpus
+    from shortclust.representations import RepresentationSpec, build_representation
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "concatenation.jsonl"
+        n_docs = concatenation(data_dir, n_docs, path)
+        corpus = load_corpus(str(path), preprocess="basic", cache=False)
+    vectors = build_representation(corpus, RepresentationSpec(name="glove", cache=False))
+    return n_docs, corpus, vectors, len(set(corpus.labels.tolist()))
+
+
 def concatenation(data_dir, n_docs, path):
     """Write the first ``n_docs`` texts of the concatenated files to ``path``; their count.
 
@@ -97,21 +113,14 @@ def main(argv=None):
 
     import numpy as np
 
-    from shortclust.data import load_corpus
     from shortclust.evaluation.metrics import evaluate
     from shortclust.models.hac.hac_similarity import HACSimilarity
     from shortclust.models.ic.iterative_classification import IterativeClassification
-    from shortclust.representations import RepresentationSpec, build_representation
 
     graph = "dense" if args.dense else "sparse"
     ann_docs = None if args.ann_docs.lower() == "none" else int(args.ann_docs)
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "concatenation.jsonl"
-        n_docs = concatenation(args.data_dir, args.docs, path)
-        corpus = load_corpus(str(path), preprocess="basic", cache=False)
-    vectors = build_representation(corpus, RepresentationSpec(name="glove", cache=False))
-    k = len(set(corpus.labels.tolist()))
+    n_docs, corpus, vectors, k = corpus_vectors(args.data_dir, args.docs)
     load_seconds = time.perf_counter() - started
     HACSimilarity(n_clusters=5, sparsify="sd", graph=graph).fit(vectors[:300])
     if ann_docs is not None and not args.dense:  # compile the HNSW route's kernel too

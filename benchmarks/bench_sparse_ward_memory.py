@@ -70,18 +70,11 @@ print(json.dumps({"pairs": n_pairs, "cpu_seconds": round(cost.cpu_seconds, 2),
 def kept_pairs(data_dir, n_docs, path):
     """Save the kept pairs of the first ``n_docs`` texts to ``path``; (n, K, pairs)."""
     import numpy as np
-    from bench_hac_sd_scale import concatenation
+    from bench_hac_sd_scale import corpus_vectors
 
-    from shortclust.data import load_corpus
     from shortclust.models.hac._sparse_sd import sd_pairs
-    from shortclust.representations import RepresentationSpec, build_representation
 
-    with tempfile.TemporaryDirectory() as folder:
-        texts = Path(folder) / "concatenation.jsonl"
-        n = concatenation(data_dir, n_docs, texts)
-        corpus = load_corpus(str(texts), preprocess="basic", cache=False)
-    vectors = build_representation(corpus, RepresentationSpec(name="glove", cache=False))
-    k = len(set(corpus.labels.tolist()))
+    n, _, vectors, k = corpus_vectors(data_dir, n_docs)
     rows, cols, similarities = sd_pairs(vectors, k, fast=True)
     np.savez(path, n=n, k=k, rows=rows.astype(np.int32), cols=cols.astype(np.int32),
              similarities=similarities.astype(np.float32))
