@@ -18,12 +18,12 @@ from typing import Annotated, List, Optional
 
 import typer
 
+from shortclust._collector import startup_paused
 from shortclust.apps.benchmark import command as bench
 from shortclust.apps.report.command import report_app
 from shortclust.apps.version import print_version
-from shortclust.errors import (
-    ShortclustError, interrupt_exit_code, show_warnings_on_one_line,
-)
+from shortclust.errors import (ShortclustError, interrupt_exit_code,
+                               show_warnings_on_one_line)
 
 app = typer.Typer(
     name="shortclust",
@@ -311,7 +311,7 @@ def run(
                                 "(of the first run; `shortclust report` for another)."),
 ) -> None:
     """Run an experiment: fit the model once per seed, record each run, print a summary."""
-    with _user_errors():
+    with _user_errors(), startup_paused():  # the collector: resumed before the first fit
         _check_cluster(cluster)
         set_ = [*(set_ or ()), *_embeddings_override(embeddings)]
         from dataclasses import replace

@@ -83,8 +83,9 @@ def test_a_gsdmm_run_imports_neither_scikit_learn_nor_pandas(tmp_path):
     config = tmp_path / "gsdmm.yaml"
     config.write_text(f"name: light\ndataset: {corpus}\npreprocess: none\nmodel:\n"
                       "  name: gsdmm\n  params: {n_clusters: 4, max_iter: 3}\nruns: 2\n")
-    code = ("import sys\nfrom shortclust.cli import main\ntry:\n    main()\n"
+    code = ("import gc, sys\nfrom shortclust.cli import main\ntry:\n    main()\n"
             "except SystemExit as exit:\n    assert not exit.code, exit.code\n"
+            "print('collector on:', gc.isenabled())\n"  # paused for start-up only
             "print('heavy:', [m for m in ('sklearn', 'pandas', 'scipy.optimize', 'joblib', "
             "'scipy.stats', 'matplotlib', 'plotly', 'torch', 'sentence_transformers', "
             "'pynndescent', 'hnswlib', 'distributed') if m in sys.modules])")
@@ -93,7 +94,8 @@ def test_a_gsdmm_run_imports_neither_scikit_learn_nor_pandas(tmp_path):
                            str(tmp_path / "out")], capture_output=True, text=True,
                           cwd=tmp_path, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "heavy: []", done.stdout + done.stderr
+    assert done.stdout.splitlines()[-2:] == ["collector on: True", "heavy: []"], \
+        done.stdout + done.stderr
     header = (tmp_path / "out" / "summary.md").read_text().splitlines()[0]
     assert "| ami |" in header and "| acc |" in header  # computed, without them
 

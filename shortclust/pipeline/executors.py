@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable
 
+from shortclust._collector import resume as resume_collector
 from shortclust.errors import ShortclustError, one_line
 from shortclust.interrupts import check_terminated
 from shortclust.pipeline.cluster_probe import (  # noqa: F401 (check_cluster re-exported)
@@ -62,6 +63,7 @@ def run_here(context: RunContext, todo: list[PlannedRun], write: Write, bars) ->
     """Fit ``todo`` one after another in this process, after one untimed warm-up."""
     if todo:
         context.warm_up(todo[0].params)
+    resume_collector()  # start-up is over (kernels loaded): see shortclust._collector
     for run in todo:
         check_terminated()  # a safe point: a swallowed SIGTERM stops here
         bars.start_run(run.seed)
@@ -163,6 +165,7 @@ def run_in_workers(context: RunContext, todo: list[PlannedRun], write: Write, ba
     """
     from concurrent.futures import FIRST_COMPLETED, wait
 
+    resume_collector()  # before any process starts: see shortclust._collector
     pool = worker_pool(workers, context, todo[0].params)
     bars.parallel(workers)
     # At most one queued run beyond the running ones (loky's own call-queue depth): runs
@@ -355,6 +358,7 @@ def run_on_cluster(context: RunContext, todo: list[PlannedRun], write: Write, ba
     """
     from distributed import as_completed
 
+    resume_collector()  # before any process starts: see shortclust._collector
     futures: dict = {}
     written: set = set()
     with cluster_client(cluster, workers) as (client, local):

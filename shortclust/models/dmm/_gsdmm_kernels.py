@@ -502,10 +502,11 @@ def _most_probable(weights, n_active, tail_weight):
 
 
 @njit(cache=True)
-def log_posterior(doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, v_beta, out):
+def log_posterior(doc_ptr, doc_words, doc_counts, m_z, n_z, n_zw, alpha, beta, v_beta, out):
     """Log of Eq. 4 for documents not in the counts (the Naive Bayes form, section 3.2).
 
-    IN: CSR rows of the new documents, fitted ``m_z``, ``n_z``, word-major ``n_wz``.
+    IN: CSR rows of the new documents, fitted ``m_z``, ``n_z`` and the cluster-major
+    word counts ``n_zw[k, w]`` (the model's ``cluster_word_counts_``).
     OUT: ``out[d, k]`` = log p(z_d = k | fitted counts) up to a per-document constant.
 
     The same sum of logs as :func:`_log_eq4`, with fewer logs: a word a cluster never
@@ -513,7 +514,10 @@ def log_posterior(doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, v
     holding it take a log of their own; and the denominator's ``L`` factors
     ``n_z + V beta + i - 1`` are one difference of log-gamma functions. Scoring every
     document of a run (the runner writes each one's probability) took as long as fitting
-    it with one log per token and cluster.
+    it with one log per token and cluster. The clusters holding each word are listed
+    first (:func:`_holders`), so a document's word visits those only, in increasing
+    order, instead of testing every cluster: the same additions in the same order
+    (``make run``: 86,000 holders among 1.85 million word-cluster pairs).
     """
     n_docs, n_clusters = out.shape
     log_prior = np.empty(n_clusters)
@@ -539,6 +543,7 @@ def log_posterior(doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, v
         if row >= 0:
             for k in range(n_clusters):
                 denominators[row, k] = math.lgamma(n_z[k] + v_beta + size) - lgamma_base[k]
+    word_ptr, holder, held_count = _holders(n_zw)
     for d in range(n_docs):
         row_out = out[d]
         for k in range(n_clusters):
@@ -547,18 +552,45 @@ def log_posterior(doc_ptr, doc_words, doc_counts, m_z, n_z, n_wz, alpha, beta, v
         length = 0
         for idx in range(doc_ptr[d], doc_ptr[d + 1]):
             count = doc_counts[idx]
-            row = n_wz[doc_words[idx]]
+            word = doc_words[idx]
             term = 0.0
             for j in range(count):
                 term += np.log(beta + j)
             absent += term
-            for k in range(n_clusters):
-                if row[k] != 0:
-                    held = 0.0
-                    for j in range(count):
-                        held += np.log(row[k] + beta + j)
-                    row_out[k] += held - term
+            for entry in range(word_ptr[word], word_ptr[word + 1]):
+                n = held_count[entry]
+                held = 0.0
+                for j in range(count):
+                    held += np.log(n + beta + j)
+                row_out[holder[entry]] += held - term
             length += count
         denominator = denominators[row_of_length[length]]
         for k in range(n_clusters):
             row_out[k] += absent - denominator[k]
+
+
+@njit(cache=True)
+def _holders(n_zw):
+    """The clusters holding each word: ``(word_ptr, holder, held_count)``, CSR by word.
+
+    Word ``w``'s clusters are ``holder[word_ptr[w]:word_ptr[w + 1]]`` in increasing order,
+    with their counts ``n_zw[k, w]`` (same dtype) in ``held_count``.
+    """
+    n_clusters, n_words = n_zw.shape
+    word_ptr = np.zeros(n_words + 1, dtype=np.int64)
+    for k in range(n_clusters):
+        for w in range(n_words):
+            if n_zw[k, w] != 0:
+                word_ptr[w + 1] += 1
+    for w in range(n_words):
+        word_ptr[w + 1] += word_ptr[w]
+    holder = np.empty(word_ptr[n_words], dtype=np.int64)
+    held_count = np.empty(word_ptr[n_words], dtype=n_zw.dtype)
+    fill = word_ptr[:n_words].copy()
+    for k in range(n_clusters):  # clusters in increasing order within each word
+        for w in range(n_words):
+            if n_zw[k, w] != 0:
+                holder[fill[w]] = k
+                held_count[fill[w]] = n_zw[k, w]
+                fill[w] += 1
+    return word_ptr, holder, held_count

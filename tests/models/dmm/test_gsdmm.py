@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numba import njit
 from sklearn.base import clone
 from sklearn.metrics import normalized_mutual_info_score
 
@@ -173,6 +174,23 @@ def test_top_columns_are_a_stable_argsort_of_each_rows_weights(seed):
     for row, top in zip(counts, tops):
         phi = (row + 0.1) / (row.sum() + 40 * 0.1)
         np.testing.assert_array_equal(top, np.argsort(-phi, kind="stable")[:6])
+
+
+@pytest.mark.parametrize("n", [0, 3, 10, 500])
+def test_top_words_weights_are_eq9_cluster_by_cluster(n):
+    # All clusters' weights at once must be the same numbers as each row's own division.
+    from shortclust.models.dmm._common import _top_columns
+
+    X, _ = planted_corpus(seed=4)
+    model = GSDMM(n_clusters=8, max_iter=4, random_state=0).fit(X)
+    counts = model.cluster_word_counts_
+    expected = []
+    for row, top in zip(counts, _top_columns(counts, n)):
+        phi = (row[top] + model.beta) / (row.sum() + X.shape[1] * model.beta)
+        expected.append(list(zip(top.tolist(), phi.tolist())))
+    assert model.top_words(n, vocabulary=None) == [
+        [(int(w), weight) for w, weight in cluster] for cluster in expected]
+    assert all(len(cluster) == min(n, X.shape[1]) for cluster in expected)
 
 
 def random_cluster_state(rng, n_words=50, n_active=7):
@@ -395,6 +413,61 @@ def test_predict_proba_is_the_naive_bayes_form_of_eq4():
     expected /= expected.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(model.predict_proba(new), expected, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(model.predict(new), expected.argmax(axis=1))
+
+
+@njit
+def _dense_log_posterior(doc_ptr, doc_words, doc_counts, m_z, n_z, n_zw, alpha, beta, v_beta,
+                         out):
+    """log_posterior's sums as it computed them before it listed each word's holders: every
+    cluster tested for every word (compiled like the kernel, so that both take the same log;
+    interpreted, both take numpy's)."""
+    n_docs, n_clusters = out.shape
+    for d in range(n_docs):
+        length = 0
+        for idx in range(doc_ptr[d], doc_ptr[d + 1]):
+            length += doc_counts[idx]
+        for k in range(n_clusters):
+            out[d, k] = np.log(m_z[k] + alpha)
+        absent = 0.0
+        for idx in range(doc_ptr[d], doc_ptr[d + 1]):
+            count = doc_counts[idx]
+            term = 0.0
+            for j in range(count):
+                term += np.log(beta + j)
+            absent += term
+            for k in range(n_clusters):
+                if n_zw[k, doc_words[idx]] != 0:
+                    held = 0.0
+                    for j in range(count):
+                        held += np.log(n_zw[k, doc_words[idx]] + beta + j)
+                    out[d, k] += held - term
+        for k in range(n_clusters):
+            out[d, k] += absent - (math.lgamma(n_z[k] + v_beta + length)
+                                   - math.lgamma(n_z[k] + v_beta))
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_log_posterior_equals_the_dense_pass_bit_for_bit(dtype, seed):
+    """Visiting only the clusters that hold a word adds the same terms in the same order."""
+    rng = np.random.default_rng(seed)
+    X, _ = planted_corpus(n_docs=60, seed=seed)
+    n_zw = rng.integers(0, 4, size=(9, X.shape[1])).astype(dtype)
+    n_zw[rng.random(n_zw.shape) < 0.6] = 0  # most words absent from most clusters
+    n_zw[3] = 0  # a cluster holding no word
+    n_zw[:, 5] = 0  # a word no cluster holds
+    n_zw[0, 7] = 40_000  # a count beyond 16 bits
+    m_z = rng.integers(0, 20, size=9).astype(np.float64)
+    n_z = n_zw.sum(axis=1).astype(np.float64)
+    args = (X.indptr.astype(np.int64), X.indices.astype(np.int32), X.data.astype(np.int32),
+            m_z, n_z, n_zw, 0.1, 0.05, X.shape[1] * 0.05)
+    got, expected = np.empty((60, 9)), np.empty((60, 9))
+    kernels.log_posterior(*args, got)
+    _dense_log_posterior(*args, expected)
+    # The kernel's log-gamma differences come from a table per length: same values.
+    np.testing.assert_array_equal(got, expected)
+    assert (X.data > 1).any() and (np.diff(X.indptr) == 0).any()
 
 
 def test_predict_agrees_with_training_labels_on_clear_topics():
