@@ -258,7 +258,8 @@ def predict(
     file: Path = typer.Argument(..., metavar="FILE", help=_FILE_HELP),
     output: Optional[str] = typer.Option(
         None, "--output", metavar="CSV",
-        help="Assignments file to write (default: <FILE stem>_assignments.csv)."),
+        help="Assignments file to write (default: <FILE stem>_assignments.csv). An existing "
+             "assignments CSV is replaced; any other existing file is refused."),
     quiet: bool = typer.Option(False, "--quiet", help="No report."),
 ) -> None:
     """Assign new texts to the clusters of a saved model, through its preprocessing."""

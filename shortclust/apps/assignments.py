@@ -29,7 +29,7 @@ import numpy as np
 
 from shortclust.pipeline.records import atomic_write_text
 
-__all__ = ["DROPPED", "EMPTY", "OK", "SourceDocuments", "auto_preprocess_note",
+__all__ = ["DROPPED", "EMPTY", "OK", "SourceDocuments", "assignments_headers", "auto_preprocess_note",
            "preprocessing_note", "read_csv_rows", "write_assignments", "write_clusters"]
 
 OK, EMPTY, DROPPED = "ok", "empty", "dropped"
@@ -104,6 +104,14 @@ def write_assignments(path, documents: SourceDocuments, labels,
         columns.append(["" if row < 0 else f"{probabilities[row]:.6g}" for row in rows])
     columns.append(documents.status)
     return _write_csv(path, header, zip(*columns), safe=False)
+
+
+def assignments_headers() -> tuple[bytes, ...]:
+    """Every first line (with its newline) that :func:`write_assignments` can write: how
+    ``predict`` tells its own earlier output, which it may replace, from a user's file."""
+    return tuple(",".join(["row", *ids, *texts, "cluster", *probability, "status"]).encode()
+                 + b"\n" for ids in ([], ["id"]) for texts in ([], ["text"])
+                 for probability in ([], ["probability"]))
 
 
 def write_clusters(path, clusters: Iterable[dict[str, Any]]) -> Path:

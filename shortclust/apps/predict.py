@@ -7,7 +7,8 @@ model file, whose version must match this installation's), are counted over its 
 documents with fewer words than the pipeline's ``min_doc_words`` are dropped as in
 training. ``predict_proba`` gives each document's probability of its cluster where the
 model has one. The output is an assignments CSV (:mod:`.assignments`): one row per input
-document, in order. When many texts share no word with the vocabulary a warning says so.
+document, in order; an existing output is replaced only if it is an assignments CSV. When
+many texts share no word with the vocabulary a warning says so.
 """
 
 from __future__ import annotations
@@ -60,8 +61,12 @@ def predict_file(model_path, file, output) -> Prediction:
     ModelFileError, DataError
         An unusable model file, or input file.
     """
+    from shortclust.apps.assignments import assignments_headers
     from shortclust.apps.model_files import check_model_file
+    from shortclust.apps.safe_output import check_replaces_only_its_own
 
+    # An earlier assignments CSV is replaced (as --output's help says); any other file kept.
+    check_replaces_only_its_own(output, assignments_headers(), "an assignments CSV")
     check_model_file(model_path)  # with numpy only: a crafted file never loads the model code
     from shortclust.apps.assignments import DROPPED, EMPTY, OK, SourceDocuments, \
         write_assignments

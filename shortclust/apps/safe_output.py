@@ -60,24 +60,26 @@ def check_output_file(target, inputs: dict[str, object]) -> Path:
     return target
 
 
-def check_replaces_only_its_own(target, starts: bytes, what: str) -> None:
+def check_replaces_only_its_own(target, starts: bytes | tuple[bytes, ...], what: str) -> None:
     """Refuse to replace an existing ``target`` that does not start as the command's own
-    output does (``starts``): ``report RUN --output RUN/assignments.csv`` replaced the run's
-    assignments with HTML, and any other file given by mistake would go the same way.
+    output does (``starts``, or one of them): ``report RUN --output RUN/assignments.csv``
+    replaced the run's assignments with HTML, and ``predict --output notes.csv`` replaced
+    any file given by mistake.
 
     Raises
     ------
     ConfigError
     """
+    starts = (starts,) if isinstance(starts, bytes) else tuple(starts)
     try:
         with open(target, "rb") as handle:
-            head = handle.read(len(starts))
+            head = handle.read(max(len(start) for start in starts)).lower()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return
     except OSError as error:
         raise ConfigError(f"output '{target}': cannot read it ({error.strerror or error}): "
                           "choose another file with --output") from None
-    if head.lower() != starts.lower():
+    if not any(head.startswith(start.lower()) for start in starts):
         raise ConfigError(f"output '{target}' exists and is not {what}: writing would replace "
                           "it; choose another file with --output, or remove it first")
 
