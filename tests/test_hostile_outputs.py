@@ -71,3 +71,38 @@ def test_predict_replaces_its_own_assignments_csv(model_file, tmp_path):
     ran(["predict", model_file, new_texts, "--output", out, "--quiet"])
     assert out.read_bytes() != first and out.read_text().count("\n") == 2
     assert _listing(tmp_path) == ["more.txt", "p.csv"]
+
+
+# --- 2. outputs follow the umask ----------------------------------------------------------------
+
+@pytest.fixture
+def umask_027():
+    import os
+
+    before = os.umask(0o027)
+    yield
+    os.umask(before)
+
+
+def _mode(path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_outputs_follow_the_users_umask(model_file, tmp_path, umask_027):
+    # The cluster output folder was 0700 (tempfile.mkdtemp's private mode, then renamed):
+    # a group the umask lets read could not.
+    from tests.pipeline.fake_estimators import write_corpus
+
+    corpus = write_corpus(tmp_path / "docs.jsonl")
+    out = tmp_path / "out"
+    ran(["cluster", corpus, "-k", "3", "--output", out, "--quiet", "--no-report"])
+    assert _mode(out) == 0o750
+    assert {path.name: _mode(path) for path in out.iterdir()} == {
+        name: 0o640 for name in _listing(out)}
+    ran(["cluster", corpus, "-k", "3", "--output", out, "--quiet", "--no-report"])  # again
+    assert _mode(out) == 0o750
+    ran(["predict", model_file, model_file.parent / "new.txt", "--output", tmp_path / "p.csv",
+         "--quiet"])
+    assert _mode(tmp_path / "p.csv") == 0o640
+    saved = TextClusterer("kmeans", n_clusters=2).fit(TEXTS).save(tmp_path / "m.zip")
+    assert _mode(saved) == 0o640

@@ -343,6 +343,8 @@ def _check_output(output: Path) -> None:
 
 
 def _write_all(result: ClusterResult, raw, save_model: bool) -> None:
+    from shortclust.data.io import ordinary_mode
+
     output = result.output_dir
     parent = output.parent if str(output.parent) else Path(".")
     try:
@@ -350,6 +352,7 @@ def _write_all(result: ClusterResult, raw, save_model: bool) -> None:
         _recover(output)
         staging = Path(tempfile.mkdtemp(prefix=temporaries.prefix(output.name),
                                         suffix=temporaries.SUFFIX, dir=parent))
+        staging.chmod(ordinary_mode(directory=True))  # not mkdtemp's 0700 once renamed
     except OSError as error:
         raise ConfigError(f"output '{output}': cannot create it ({error.strerror or error}): "
                           "choose another directory with --output") from None

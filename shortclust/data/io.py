@@ -478,7 +478,7 @@ def _atomic_write(target: Path, write) -> None:
                                 suffix=temporaries.SUFFIX)
     try:
         # mkstemp makes the file private (0600); give it the mode a plain open would.
-        os.fchmod(fd, 0o666 & ~_umask())
+        os.fchmod(fd, ordinary_mode())
         with os.fdopen(fd, "wb") as handle:
             write(handle)
             handle.flush()
@@ -521,6 +521,13 @@ def check_replaceable(target) -> None:
         raise ConfigError(f"output '{target}' is {kind}: shortclust writes an output by "
                           "replacing the file, which would remove it; give the name of a "
                           "regular file with --output")
+
+
+def ordinary_mode(directory: bool = False) -> int:
+    """The mode a plain ``open`` (``mkdir`` if ``directory``) gives what it creates under the
+    process's umask: for a temporary made private by ``mkstemp`` (``mkdtemp``) that becomes
+    an output by a rename."""
+    return (0o777 if directory else 0o666) & ~_umask()
 
 
 def _umask() -> int:
