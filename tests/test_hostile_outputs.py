@@ -106,3 +106,114 @@ def test_outputs_follow_the_users_umask(model_file, tmp_path, umask_027):
     assert _mode(tmp_path / "p.csv") == 0o640
     saved = TextClusterer("kmeans", n_clusters=2).fit(TEXTS).save(tmp_path / "m.zip")
     assert _mode(saved) == 0o640
+
+
+# --- 3. a write that fails: one line, nothing half-written, a finished output as it was ---------
+
+from tests.apps.test_safety import assert_one_line, guarded  # noqa: E402,F401 (a fixture)
+
+
+def _snapshot(folder):
+    """Every file under ``folder`` (hidden temporaries too) -> its bytes; folders -> None."""
+    return {str(path.relative_to(folder)): path.read_bytes() if path.is_file() else None
+            for path in sorted(folder.rglob("*"))}
+
+
+def _failing(monkeypatch, name, errno_code):
+    """Make ``os.<name>`` (``replace`` or ``fsync``) fail as a full or read-only disk would."""
+    import errno
+    import os
+
+    def fail(*args, **kwargs):
+        raise OSError(errno_code, os.strerror(errno_code))
+
+    monkeypatch.setattr(os, name, fail)
+    return errno.errorcode[errno_code]
+
+
+@pytest.fixture
+def workplace(tmp_path):
+    """A corpus, a regular file to put outputs under, texts to predict, a run config."""
+    from tests.pipeline.fake_estimators import write_corpus, write_config
+
+    corpus = write_corpus(tmp_path / "docs.jsonl")
+    (tmp_path / "afile").write_text("a file, not a folder\n")
+    (tmp_path / "new.txt").write_text("apple pie\ngoal match\n")
+    config = write_config(tmp_path / "c.yaml", corpus, tmp_path / "runs",
+                          model={"name": "gsdmm", "params": {"n_clusters": 3, "max_iter": 3}},
+                          runs=2)
+    return tmp_path, corpus, config
+
+
+COMMANDS = {  # name -> (argv with OUT for the output, output's kind)
+    "cluster": (["cluster", "{corpus}", "-k", "3", "--quiet", "--output", "OUT"], "dir"),
+    "predict": (["predict", "{model}", "{place}/new.txt", "--quiet", "--output", "OUT"], "file"),
+    "run": (["run", "{config}", "--quiet", "--output", "OUT"], "dir"),
+    "report": (["report", "{place}/done_run", "--output", "OUT"], "file"),
+}
+
+
+def _argv(command, workplace, model_file, out):
+    place, corpus, config = workplace
+    argv, _ = COMMANDS[command]
+    return [str(out) if arg == "OUT" else arg.format(corpus=corpus, model=model_file,
+                                                      place=place, config=config)
+            for arg in argv]
+
+
+def _done_run(workplace):
+    place, _, config = workplace
+    ran(["run", config, "--quiet", "--output", place / "done_run"])
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_an_output_under_a_regular_file_is_one_line_naming_it(workplace, model_file, guarded,
+                                                              command):
+    # "cannot create it (File exists)" (cluster, predict), a FileExistsError traceback
+    # (report), "the folder ... does not exist" (TextClusterer.save): the folder is a file.
+    place = workplace[0]
+    if command == "report":
+        _done_run(workplace)
+    before = _snapshot(place)
+    out = place / "afile" / ("out" if COMMANDS[command][1] == "dir" else "out.csv")
+    status, stderr = guarded(*_argv(command, workplace, model_file, out))
+    assert_one_line(status, stderr, f"'{place / 'afile'}' is a file, not a folder")
+    assert _snapshot(place) == before
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("call, code", [("replace", 13), ("fsync", 28)])  # EACCES, ENOSPC
+def test_a_write_that_fails_leaves_the_finished_output_as_it_was(workplace, model_file, guarded,
+                                                                 monkeypatch, command, call,
+                                                                 code):
+    place = workplace[0]
+    if command == "report":
+        _done_run(workplace)
+    out = place / ("out" if COMMANDS[command][1] == "dir" else "out.html")
+    argv = _argv(command, workplace, model_file, out)
+    ran(argv)  # a finished output
+    before = _snapshot(place)
+    _failing(monkeypatch, call, code)
+    status, stderr = guarded(*argv)
+    fragment = "permission denied" if code == 13 else "no space left on the device"
+    assert_one_line(status, stderr, fragment)
+    assert ".tmp" not in stderr, "the message names a hidden temporary, not the output"
+    assert " on (files" not in stderr  # "permission denied on (files: ...)" before
+    assert _snapshot(place) == before
+
+
+@pytest.mark.parametrize("call, code", [("replace", 13), ("fsync", 28)])
+def test_save_that_fails_is_one_exception_and_keeps_the_model(tmp_path, monkeypatch, call,
+                                                              code):
+    from shortclust.errors import ShortclustError
+
+    clusterer = TextClusterer("gsdmm", n_clusters=3).fit(TEXTS)
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ShortclustError, match="'.*afile' is a file, not a folder"):
+        clusterer.save(tmp_path / "afile" / "m.zip")
+    saved = clusterer.save(tmp_path / "m.zip")
+    before = _snapshot(tmp_path)
+    _failing(monkeypatch, call, code)
+    with pytest.raises(ShortclustError, match="cannot save the model as '.*m.zip'"):
+        clusterer.save(saved)
+    assert _snapshot(tmp_path) == before

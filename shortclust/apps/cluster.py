@@ -343,7 +343,7 @@ def _check_output(output: Path) -> None:
 
 
 def _write_all(result: ClusterResult, raw, save_model: bool) -> None:
-    from shortclust.data.io import ordinary_mode
+    from shortclust.data.io import ordinary_mode, write_problem
 
     output = result.output_dir
     parent = output.parent if str(output.parent) else Path(".")
@@ -354,11 +354,17 @@ def _write_all(result: ClusterResult, raw, save_model: bool) -> None:
                                         suffix=temporaries.SUFFIX, dir=parent))
         staging.chmod(ordinary_mode(directory=True))  # not mkdtemp's 0700 once renamed
     except OSError as error:
-        raise ConfigError(f"output '{output}': cannot create it ({error.strerror or error}): "
-                          "choose another directory with --output") from None
+        raise ConfigError(f"output '{output}': cannot create it "
+                          f"({write_problem(error, output)}): choose another directory with "
+                          "--output") from None
     try:
         names = _write_files(staging, result, raw, save_model)
         _replace(output, staging)
+    except OSError as error:  # the message names the output, not the hidden temporary
+        shutil.rmtree(staging, ignore_errors=True)
+        raise ConfigError(f"output '{output}': cannot write it ({write_problem(error)}): "
+                          "choose another directory with --output; an earlier output there "
+                          "is kept") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -401,7 +407,11 @@ def _replace(output: Path, staging: Path) -> None:
     if output.exists():
         old = Path(tempfile.mkdtemp(prefix=temporaries.prefix(f"{output.name}.old"),
                                     suffix=temporaries.SUFFIX, dir=staging.parent))
-        os.replace(output, old / "previous")
+        try:
+            os.replace(output, old / "previous")
+        except BaseException:
+            old.rmdir()
+            raise
     try:
         os.replace(staging, output)
     except BaseException:

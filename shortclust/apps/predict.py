@@ -86,8 +86,10 @@ def predict_file(model_path, file, output) -> Prediction:
     try:
         path = write_assignments(output, documents, labels[kept], chosen)
     except OSError as error:
-        raise ConfigError(f"output '{output}': cannot write it ({error.strerror or error}): "
-                          "choose another file with --output") from None
+        from shortclust.data.io import write_problem
+
+        raise ConfigError(f"output '{output}': cannot write it ({write_problem(error, output)}):"
+                          " choose another file with --output") from None
     values, sizes = np.unique(labels[kept], return_counts=True)
     order = np.argsort(-sizes, kind="stable")
     return Prediction(path, clusterer, documents.counts(),

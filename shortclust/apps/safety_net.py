@@ -58,14 +58,19 @@ def _files_of_the_command(argv: list[str]) -> str:
 def net_line(exc: BaseException, argv: list[str]) -> str:
     """The one line for an exception that reached the safety net."""
     if isinstance(exc, OSError):
-        where = f" {exc.filename}" if exc.filename else _files_of_the_command(argv)
+        # "writing FILE" when the error names it, else "(files: the command's paths)"
+        named = f" {exc.filename}" if exc.filename else ""
+        files = "" if named else _files_of_the_command(argv)
         reason = exc.strerror or one_line(exc) or type(exc).__name__
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            return (f"no space left on the device writing{where}: free some space or choose "
-                    "another --output; finished runs are kept and --resume continues")
+            return (f"no space left on the device{' writing' if named else ''}{named}{files}: "
+                    "free some space or choose another --output; finished runs are kept and "
+                    "--resume continues")
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            return f"permission denied on{where} ({reason}): choose a path you can write"
-        return f"cannot read or write{where} ({reason}): check the path and the disk"
+            return (f"permission denied{' on' if named else ''}{named}{files} ({reason}): "
+                    "choose a path you can write")
+        return (f"cannot read or write{named}{files} ({reason}): check the path and the "
+                "disk")
     what = {OverflowError: "a number too large to compute with",
             RecursionError: "input nested too deeply to read",
             MemoryError: "not enough memory"}

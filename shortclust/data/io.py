@@ -523,6 +523,29 @@ def check_replaceable(target) -> None:
                           "regular file with --output")
 
 
+def write_problem(error: OSError, path=None) -> str:
+    """Why writing ``path`` failed, in the words of a one-line message: a full disk, a
+    permission, a part of the path that is a file, else the system's reason."""
+    import errno
+
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "no space left on the device"
+    if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"permission denied ({error.strerror or error})"
+    if path is not None and error.errno in (errno.EEXIST, errno.ENOTDIR, errno.ENOENT):
+        blocking = file_in_the_way(path)
+        if blocking is not None:
+            return f"'{blocking}' is a file, not a folder"
+    return error.strerror or str(error)
+
+
+def file_in_the_way(path) -> Path | None:
+    """The nearest existing folder above ``path`` if it is not a folder (``afile`` of
+    ``afile/out.csv``), which no write under it can get past; else None."""
+    existing = next((part for part in Path(path).parents if part.exists()), None)
+    return existing if existing is not None and not existing.is_dir() else None
+
+
 def ordinary_mode(directory: bool = False) -> int:
     """The mode a plain ``open`` (``mkdir`` if ``directory``) gives what it creates under the
     process's umask: for a temporary made private by ``mkstemp`` (``mkdtemp``) that becomes

@@ -28,6 +28,7 @@ provenance only), so their labels file is not expected.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from shortclust.errors import DataError
@@ -101,12 +102,16 @@ class Selection:
                f"{' or model' if self.need_models else ''} file" if self.unlabelled else ""))
 
 
-def before_first_write(selection: Selection, store: RecordStore, say) -> None:
-    """Move the old records aside, if starting fresh over them, before the first write."""
-    if selection.move_pending:
-        selection.move_pending = False
-        backup = store.move_aside()
-        say(f"moved existing {store.records_path.name} to {backup}; starting fresh")
+def before_first_write(selection: Selection, store: RecordStore, say) -> Path | None:
+    """Move the old records aside, if starting fresh over them, before the first write;
+    return where they went (None if not moved now), for the write to put them back if it
+    fails."""
+    if not selection.move_pending:
+        return None
+    selection.move_pending = False
+    backup = store.move_aside()
+    say(f"moved existing {store.records_path.name} to {backup}; starting fresh")
+    return backup
 
 
 def select_runs(store: RecordStore, plan: Plan, resume: bool,

@@ -14,6 +14,7 @@ gets it computed from its stored labels instead of being fitted again.
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -295,9 +296,11 @@ def make_directory(directory: Path, output_dir: Path | None = None) -> list[Path
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        from shortclust.data.io import write_problem
+
         raise ConfigError(
-            f"output '{output_dir or directory}': cannot create it ({exc.strerror or exc}): "
-            "choose another directory with --output"
+            f"output '{output_dir or directory}': cannot create it "
+            f"({write_problem(exc, directory)}): choose another directory with --output"
         ) from None
     return missing
 
@@ -394,16 +397,20 @@ def _writer(plan: Plan, store: RecordStore, context, selection=None, say=None):
     documents = []  # the input's ids and statuses, read once, when the first run is written
 
     def write(run: PlannedRun, outcome: Outcome) -> None:
-        if selection is not None:
-            before_first_write(selection, store, say)
+        moved = None if selection is None else before_first_write(selection, store, say)
+        paths = (store.labels_path(run.run_id), store.assignments_path(run.run_id),
+                 store.clusters_path(run.run_id), store.model_path(run.run_id))
+        existed = {path for path in paths if moved is not None and path.exists()}
         try:
             _write_run_files(plan, store, run, outcome, documents)
         except OSError:  # a full disk: no file of a run without its record is left behind
-            for path in (store.labels_path(run.run_id), store.assignments_path(run.run_id),
-                         store.clusters_path(run.run_id), store.model_path(run.run_id)):
-                path.unlink(missing_ok=True)
+            for path in paths:
+                if path not in existed:  # the finished run's own, kept with its record
+                    path.unlink(missing_ok=True)
                 with contextlib.suppress(OSError):
                     path.parent.rmdir()  # only if empty: other runs' files stay
+            if moved is not None:  # the first write of a fresh start: the folder as it was
+                os.replace(moved, store.records_path)
             raise
         store.append(make_record(
             run_id=run.run_id, config_name=config.name, seed=run.seed,

@@ -55,13 +55,15 @@ def write_report(run_dir, output=None, *, run_id: str | None = None, data_dir=No
     from shortclust.apps.report.data import (MAX_MAP_POINTS, load_run, load_run_corpus,
                                              report_data)
     from shortclust.apps.report.page import render
-    from shortclust.pipeline.records import atomic_write_text
+    from shortclust.data.io import file_in_the_way
+    from shortclust.errors import ConfigError
 
     output = Path(output) if output is not None else Path(run_dir) / REPORT_FILE
     if output.is_dir():
-        from shortclust.errors import ConfigError
-
         raise ConfigError(f"output '{output}' is a directory: give a file name with --output")
+    if file_in_the_way(output) is not None:  # before the report is computed, not after
+        raise ConfigError(f"output '{output}': cannot write it ('{file_in_the_way(output)}' is "
+                          "a file, not a folder): choose another file with --output")
     from shortclust.apps.safe_output import check_replaces_only_its_own
 
     check_replaces_only_its_own(output, b"<!DOCTYPE html", "an HTML report")
@@ -69,11 +71,23 @@ def write_report(run_dir, output=None, *, run_id: str | None = None, data_dir=No
         from shortclust.apps.report.cluster_output import cluster_folder_data
 
         data = cluster_folder_data(run_dir, seed=seed, max_points=max_points or MAX_MAP_POINTS)
-        atomic_write_text(output, render(data))
-        return output
+        return _write(output, render(data))
     run = load_run(run_dir, run_id)
     corpus = corpus if corpus is not None else load_run_corpus(run, data_dir)
     data = report_data(run, corpus, seed=seed, documents=documents, clusters=clusters,
                        extra_notes=notes, max_points=max_points or MAX_MAP_POINTS)
-    atomic_write_text(output, render(data))
+    return _write(output, render(data))
+
+
+def _write(output: Path, page: str) -> Path:
+    """Write the page atomically; a failure is one line naming the output."""
+    from shortclust.data.io import write_problem
+    from shortclust.errors import ConfigError
+    from shortclust.pipeline.records import atomic_write_text
+
+    try:
+        atomic_write_text(output, page)
+    except OSError as error:
+        raise ConfigError(f"output '{output}': cannot write it ({write_problem(error, output)})"
+                          ": choose another file with --output; a report there is kept") from None
     return output
