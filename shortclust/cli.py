@@ -266,7 +266,6 @@ def predict(
     with _user_errors():
         from shortclust.errors import ConfigError
         from shortclust.apps.predict import default_output, predict_file
-
         from shortclust.apps.safe_output import check_output_file
 
         target = _output_dir(output) or default_output(file)

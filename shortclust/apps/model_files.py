@@ -150,16 +150,12 @@ def save_model(path, name: str, params: dict[str, Any], state, *, vocabulary=Non
         settings, how K was chosen, the renumbering of the model's clusters, top words).
     """
     from shortclust import __version__
-    from shortclust.data.io import atomic_write, file_in_the_way, write_problem
+    from shortclust.data.io import atomic_write, folder_problem, write_problem
     from shortclust.models.state import json_value
 
-    folder = Path(_model_path(path, ConfigError)).parent
-    if not folder.is_dir():
-        blocking = file_in_the_way(path)
-        problem = (f"'{blocking}' is a file, not a folder" if blocking is not None
-                   else f"the folder '{folder}' does not exist: create it")
-        raise ConfigError(f"cannot save the model as '{path}': {problem}, or choose another "
-                          "path")
+    problem = folder_problem(_model_path(path, ConfigError))
+    if problem is not None:
+        raise ConfigError(f"cannot save the model as '{path}': {problem}, or choose another path")
     values, arrays = state
     params = dict(params)
     if not isinstance(params.get("random_state"), (int, type(None))):

@@ -539,6 +539,17 @@ def write_problem(error: OSError, path=None) -> str:
     return error.strerror or str(error)
 
 
+def folder_problem(path) -> str | None:
+    """Why no file can be written at ``path`` for its folder (a part of the path that is a
+    file, or a missing folder), in the words of a one-line message; None if it is there."""
+    folder = Path(path).parent
+    if folder.is_dir():
+        return None
+    blocking = file_in_the_way(path)
+    return (f"'{blocking}' is a file, not a folder" if blocking is not None
+            else f"the folder '{folder}' does not exist: create it")
+
+
 def file_in_the_way(path) -> Path | None:
     """The nearest existing folder above ``path`` if it is not a folder (``afile`` of
     ``afile/out.csv``), which no write under it can get past; else None."""
