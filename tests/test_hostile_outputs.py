@@ -217,3 +217,52 @@ def test_save_that_fails_is_one_exception_and_keeps_the_model(tmp_path, monkeypa
     with pytest.raises(ShortclustError, match="cannot save the model as '.*m.zip'"):
         clusterer.save(saved)
     assert _snapshot(tmp_path) == before
+
+
+# --- 4. integers beyond what a kernel's int type or the memory holds ---------------------------
+
+@pytest.mark.parametrize("model, params, fragment", [
+    ("gsdmm", {"max_iter": 10**12}, "max_iter must be an integer from 1 to 2147483647"),
+    ("gsdmm", {"max_iter": 2**64}, "max_iter must be an integer from 1 to 2147483647"),
+    ("kmeans", {"n_init": 10**12}, "n_init must be an integer from 1 to 2147483647"),
+    ("minibatch_kmeans", {"n_init": 10**15}, "n_init must be an integer from 1 to"),
+    ("dmafp", {"init_passes": 10**12}, "init_passes must be an integer from 1 to"),
+    ("hac_sd", {"max_docs": 10**19}, "max_docs must be an integer from 1 to"),
+    ("hac_sd", {"k": 10**12}, "k must be an integer from 1 to 2147483647"),  # NoneOr
+    ("gsdmm", {"partial_iter": 2**31}, "partial_iter must be an integer from 0 to"),
+    ("lda", {"threads": 101}, "threads must be an integer from 1 to 100 (one numba Generator"),
+])
+def test_absurd_integers_are_refused_naming_the_range(model, params, fragment):
+    # Each ran for ever (max_iter=10**12, n_init=10**12, init_passes=10**12: hours at least)
+    # or was taken silently (max_docs=10**19, k=10**12); LDA with threads=101 raised
+    # numba's UnsupportedParforsError, a traceback in the command line.
+    import time
+
+    from shortclust.errors import ParameterError
+
+    started = time.process_time()
+    with pytest.raises(ParameterError, match=fragment.replace("(", r"\(")):
+        TextClusterer(model, n_clusters=3, params=params).fit(TEXTS)
+    assert time.process_time() - started < 5  # refused before fitting
+
+
+def test_absurd_integers_are_one_line_in_cluster_and_run(workplace, guarded):
+    place, corpus, config = workplace
+    status, stderr = guarded("cluster", corpus, "-k", "3", "--set", "max_iter=1000000000000",
+                             "--quiet", "--output", place / "out")
+    assert_one_line(status, stderr, "max_iter must be an integer from 1 to 2147483647")
+    status, stderr = guarded("run", config, "--set", "model.params.max_iter=1000000000000",
+                             "--quiet", "--output", place / "runs")
+    assert_one_line(status, stderr, "max_iter must be an integer from 1 to 2147483647")
+    assert not (place / "out").exists() and not (place / "runs").exists()
+
+
+def test_large_but_sane_integers_are_accepted():
+    from shortclust.models import get_model_class
+    from shortclust.models.base import MAX_INTEGER, validate_params
+
+    validate_params(get_model_class("gsdmm"), {"max_iter": MAX_INTEGER, "n_clusters": 10**6})
+    validate_params(get_model_class("kmeans"), {"n_init": 1000, "max_iter": 100_000})
+    validate_params(get_model_class("lda"), {"threads": 100})
+    validate_params(get_model_class("hac_sd"), {"max_docs": 10**9})
+

@@ -12,6 +12,11 @@ import contextlib
 import numba
 import numpy as np
 
+#: The most blocks a sweep that passes one numpy Generator per block into a numba parallel
+#: loop can have (LDA's): numba takes a tuple of at most NUMBA_PARFOR_MAX_TUPLE_SIZE (100
+#: unless set) there, and failed to compile with threads=101 (UnsupportedParforsError).
+MAX_GENERATOR_BLOCKS = numba.config.PARFOR_MAX_TUPLE_SIZE
+
 #: Bytes of a cache line (x86-64 and most ARM cores): what two blocks' scratch is kept apart by.
 CACHE_LINE = 64
 

@@ -462,4 +462,5 @@ def _check_forest_settings(settings):
             f"got {contamination!r}"
         )
     Boolean().check(settings["bootstrap"], "outlier_params bootstrap")
-    NoneOr(Integer(0)).check(settings["random_state"], "outlier_params random_state")
+    NoneOr(Integer(0, maximum=2**32 - 1)).check(  # scikit-learn's seeds
+        settings["random_state"], "outlier_params random_state")

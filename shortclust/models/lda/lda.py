@@ -13,6 +13,7 @@ from shortclust.models.common.validation import as_counts, same_columns, stream_
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, NoneOr, Real,
                                     Seed)
 from shortclust.models.common.invariants import FITTED_INVARIANTS
+from shortclust.models.common.threads import MAX_GENERATOR_BLOCKS
 
 __all__ = ["LDA"]
 
@@ -152,7 +153,8 @@ class LDA(HybridStreamMixin, ClusteringModel):
         "beta": Real(0.0, inclusive=False),
         "max_iter": Integer(1),
         "partial_iter": Integer(0),
-        "threads": Integer(1),
+        "threads": Integer(1, maximum=MAX_GENERATOR_BLOCKS,
+                           why="one numba Generator per block: NUMBA_PARFOR_MAX_TUPLE_SIZE"),
         **HYBRID_CONSTRAINTS,
         "random_state": Seed(),
     }
