@@ -439,7 +439,7 @@ def reproduce(
         # An unknown paper or a bad paper option fails before any run.
         options = registry.parse_paper_options([registry.get_paper(n) for n in names],
                                                ctx.args)
-        items = [part.strip() for part in only.split(",") if part.strip()] if only else None
+        items = None if only is None else [p.strip() for p in only.split(",") if p.strip()]
         if cluster is None:
             _say_jobs(jobs, quiet)
         for name in names:

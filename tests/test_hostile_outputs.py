@@ -266,3 +266,96 @@ def test_large_but_sane_integers_are_accepted():
     validate_params(get_model_class("lda"), {"threads": 100})
     validate_params(get_model_class("hac_sd"), {"max_docs": 10**9})
 
+
+# --- 5. sweep, benchmark, reproduce, streams, report folders, model zips ------------------------
+
+def test_a_repeated_value_in_a_long_grid_is_named_not_quoted_whole(workplace, guarded):
+    # The 80 KB --values was quoted whole in the one line.
+    status, stderr = guarded("sweep", workplace[2], "--param", "alpha", "--values",
+                             ",".join(["0.1"] * 20_000), "--quiet", "--output",
+                             workplace[0] / "sw")
+    assert_one_line(status, stderr, "--values: 0.1 is repeated")
+    assert len(stderr) < 200
+
+
+@pytest.mark.parametrize("argv", [
+    ["benchmark", "--only", ""], ["benchmark", "--only", " , "],
+    ["benchmark", "--only", "quick", "--models", ""], ["reproduce", "gsdmm", "--only", ""],
+])
+def test_an_option_naming_nothing_is_refused_not_taken_for_all(tmp_path, guarded, argv):
+    # `benchmark --only ""` ran every suite (minutes of fitting before it was stopped);
+    # `reproduce gsdmm --only ""` every item; `--models ""` fitted every model.
+    status, stderr = guarded(*argv, "--results", tmp_path / "res", "--work-dir",
+                             tmp_path / "work", "--quiet")
+    assert_one_line(status, stderr, "names no")
+    assert not (tmp_path / "res").exists() and not (tmp_path / "work").exists()
+
+
+@pytest.mark.parametrize("stream, fragment", [
+    ({"batch_by": "count", "batch_size": 10**12}, "batch_size must be an integer from 1 to"),
+    ({"batch_by": "count", "n_batches": 2, "partial_iter": 2**40},
+     "partial_iter must be an integer from 0 to"),
+])
+def test_absurd_stream_counts_are_one_line(workplace, guarded, stream, fragment):
+    # batch_size=10**12 was taken (one batch); partial_iter=2**40 ran for ever.
+    import yaml
+
+    place, _, config = workplace
+    settings = yaml.safe_load(config.read_text())
+    settings["stream"] = stream
+    config.write_text(yaml.safe_dump(settings))
+    status, stderr = guarded("run", config, "--quiet", "--output", place / "s")
+    assert_one_line(status, stderr, fragment)
+    assert not (place / "s").exists()
+
+
+def _edit_record(folder):
+    import json
+
+    record = json.loads((folder / "record.json").read_text())
+    record["settings"] = 5
+    (folder / "record.json").write_text(json.dumps(record))
+
+
+FOLDER_EDITS = {  # a cluster folder's file edited -> what the message says
+    "record_not_json": (lambda f: (f / "record.json").write_text("{not json"), "record.json"),
+    "record_retyped": (_edit_record, "its settings is not an object"),
+    "assignments_truncated": (lambda f: (f / "assignments.csv").write_text(
+        (f / "assignments.csv").read_text()[:60]), "assignments.csv"),
+    "assignments_cluster_out_of_range": (lambda f: (f / "assignments.csv").write_text(
+        "row,text,cluster,status\n1,apple,99,ok\n"), "line 2: cluster '99'"),
+    "clusters_representative_beyond_the_rows": (lambda f: (f / "clusters.csv").write_text(
+        "cluster,size,top_words,representative_rows\n0,1,apple,100000\n"),
+        "representative_rows '100000'"),
+    "clusters_superscript_digit": (lambda f: (f / "clusters.csv").write_text(
+        "cluster,size,top_words,representative_rows\n0,\u00b2,apple,1\n"), "size"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOLDER_EDITS))
+def test_report_of_an_edited_cluster_folder_is_one_line(workplace, guarded, case):
+    # A garbled record.json (JSONDecodeError), a record whose settings is a number
+    # (AttributeError), truncated assignments (TypeError): tracebacks in `report`.
+    place, corpus, _ = workplace
+    folder = place / "out"
+    ran(["cluster", corpus, "-k", "3", "--quiet", "--no-report", "--output", folder])
+    edit, fragment = FOLDER_EDITS[case]
+    edit(folder)
+    status, stderr = guarded("report", folder, "--output", place / "r.html")
+    assert_one_line(status, stderr, fragment)
+    assert "is damaged or edited" in stderr
+    assert not (place / "r.html").exists()
+
+
+def test_an_encrypted_model_member_is_named_by_its_file_name(model_file, tmp_path):
+    # The 120 characters of the reason were the member's ZipInfo repr ("File <ZipInfo
+    # filename=... compress_si..."), cut before they said "encrypted".
+    from shortclust.errors import ShortclustError
+
+    raw = bytearray(model_file.read_bytes())
+    raw[raw.find(b"PK\x03\x04") + 6] |= 1  # the encrypted flag, local header
+    raw[raw.find(b"PK\x01\x02") + 8] |= 1  # and central directory
+    crafted = tmp_path / "enc.zip"
+    crafted.write_bytes(bytes(raw))
+    with pytest.raises(ShortclustError, match="'shortclust-model.json' is encrypted"):
+        TextClusterer.load(crafted)

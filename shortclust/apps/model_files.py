@@ -298,8 +298,8 @@ def _opened_archive(path: Path):
 
 
 def _reason(error: BaseException) -> str:
-    text = str(error) or type(error).__name__
-    return text if len(text) <= 120 else text[:117] + "..."
+    text = re.sub(r"<ZipInfo filename=('[^']*')[^>]*>", r"\1", str(error)) or type(error).__name__
+    return text if len(text) <= 120 else text[:117] + "..."  # a ZipInfo's repr shortened
 
 
 def _check_is_regular_file(path: Path) -> None:

@@ -101,9 +101,13 @@ class Paper:
         return {option.name: given.get(option.name, option.default) for option in self.options}
 
     def choose_items(self, only: list[str] | None = None) -> list[str]:
-        """The items to run, in the paper's order: all, or those named in ``only``."""
-        if not only:
+        """The items to run, in the paper's order: all, or those named in ``only`` (an
+        empty list, from ``--only ""``, is refused: it ran every item)."""
+        if only is None:
             return list(self.items)
+        if not only:
+            raise ConfigError(f"--only names no item of paper '{self.name}': choose from "
+                              f"{', '.join(self.items)}, or leave --only out for all")
         unknown = [name for name in only if name not in self.items]
         if unknown:
             raise ConfigError(f"paper '{self.name}' has no item '{unknown[0]}': "

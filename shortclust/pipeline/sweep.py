@@ -17,7 +17,7 @@ import pandas as pd
 import yaml
 
 from shortclust.config import ExperimentConfig, get_model_class, model_param_names
-from shortclust.errors import ConfigError
+from shortclust.errors import ConfigError, short_repr
 from shortclust.pipeline.records import atomic_write_text
 
 #: Columns of a sweep table besides the metrics: what the figure also plots.
@@ -89,15 +89,20 @@ def resolve_sweep(config: ExperimentConfig, param: str, values_text: str | None)
 def _parse_values(text: str) -> list[Any]:
     parts = [part.strip() for part in text.split(",")]
     if not text.strip() or any(not part for part in parts):
-        raise ConfigError(f"--values {text!r}: give comma-separated values, e.g. 0.02,0.05,0.1")
+        raise ConfigError(f"--values {short_repr(text)}: give comma-separated values, e.g. "
+                          "0.02,0.05,0.1")
     values = []
     for part in parts:
         try:
             values.append(yaml.safe_load(part))
         except yaml.YAMLError:
-            raise ConfigError(f"--values: cannot read {part!r} as a value") from None
-    if len(set(map(repr, values))) != len(values):
-        raise ConfigError(f"--values {text!r}: a value is repeated; list each value once")
+            raise ConfigError(f"--values: cannot read {short_repr(part)} as a value") from None
+    seen = set()
+    for value in values:
+        if repr(value) in seen:  # the value named, not a grid of thousands quoted whole
+            raise ConfigError(f"--values: {short_repr(value)} is repeated; list each value "
+                              "once")
+        seen.add(repr(value))
     return values
 
 

@@ -28,8 +28,18 @@ WorkDirOption = Annotated[Optional[Path], typer.Option(
     "--work-dir", help="Parent of benchmark/ run folders (default: runs/ of the checkout).")]
 
 
-def _names(text: str | None) -> list[str] | None:
-    return [n.strip() for n in text.split(",") if n.strip()] if text else None
+def _names(text: str | None, option: str) -> list[str] | None:
+    """The names of a comma-separated option; None when not given. Given but naming none
+    (``--only ""``) is refused: it ran every suite, or fitted no model."""
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        from shortclust.errors import ConfigError
+
+        raise ConfigError(f"{option} {text!r} names nothing: give one name or more, "
+                          f"separated by commas, or leave {option} out for all")
+    return names
 
 
 def run_command(only, models, runs, fit, results, work_dir, data_dir, quiet, jobs,
@@ -40,8 +50,9 @@ def run_command(only, models, runs, fit, results, work_dir, data_dir, quiet, job
     from shortclust.pipeline.runner import ExperimentInterrupted
 
     try:
-        job = run_benchmark(_names(only), runs=runs, models=_names(models), fit=fit,
-                            results_dir=results, work_dir=work_dir, data_dir=data_dir,
+        job = run_benchmark(_names(only, "--only"), runs=runs,
+                            models=_names(models, "--models"), fit=fit, results_dir=results,
+                            work_dir=work_dir, data_dir=data_dir,
                             quiet=quiet, jobs=jobs, cluster=cluster)
     except ExperimentInterrupted as exc:
         what = "terminated (SIGTERM)" if exc.exit_code == 143 else "interrupted"

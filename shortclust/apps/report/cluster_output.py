@@ -84,19 +84,79 @@ def clusterer_data(clusterer, texts, record: dict[str, Any], *, table=None, trut
 def cluster_folder_data(folder, *, seed: int = 0, max_points: int = MAX_MAP_POINTS):
     """The report data of a ``cluster`` output folder (``record.json``, ``model.zip``,
     ``assignments.csv``): the saved clusterer, the texts from the assignments."""
-    from shortclust.apps.assignments import read_csv_rows
     from shortclust.apps.text_clusterer import TextClusterer
 
     folder = Path(folder)
     if not (folder / "model.zip").is_file():
         raise DataError(f"'{folder}' has no model.zip (its model cannot predict): its "
                         "report is the one shortclust cluster wrote")
-    record = json.loads((folder / "record.json").read_text(encoding="utf-8"))
+    record = _read_record(folder / "record.json")
     clusterer = TextClusterer.load(folder / "model.zip")
-    rows = read_csv_rows(folder / "assignments.csv")
-    texts = [row.get("text", "") for row in rows]
-    clusterer.labels_ = np.array([int(r["cluster"]) if r["cluster"] != "" else -1
-                                  for r in rows], dtype=np.int64)
+    # The folder's files are read as untrusted as the model is: each value checked first.
+    n_clusters = len(clusterer.top_words())
+    rows = _rows(folder / "assignments.csv", {"cluster": _label(n_clusters),
+                                              "status": _one_of("ok", "empty", "dropped")})
+    texts = [row.get("text") or "" for row in rows]
+    table = _rows(folder / "clusters.csv", {
+        "cluster": _label(n_clusters, empty=False), "size": _count(len(texts)),
+        "representative_rows": _rows_of(len(texts))})
+    clusterer.labels_ = np.array([int(r["cluster"] or -1) for r in rows], dtype=np.int64)
     clusterer.status_ = [r["status"] for r in rows]
     return clusterer_data(clusterer, texts, record, seed=seed, max_points=max_points,
-                          table=read_csv_rows(folder / "clusters.csv"))
+                          table=table)
+
+
+def _damaged(path, what: str) -> DataError:
+    return DataError(f"{path} is damaged or edited ({what}): run `shortclust cluster` again "
+                     "to write the folder")
+
+
+def _read_record(path: Path) -> dict[str, Any]:
+    """``record.json``: a JSON object whose sections the report reads are objects."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise _damaged(path, f"not JSON: {type(error).__name__}") from None
+    if not isinstance(record, dict):
+        raise _damaged(path, "not a JSON object")
+    for key in ("settings", "k_choice", "metrics"):
+        if not isinstance(record.get(key) or {}, dict):
+            raise _damaged(path, f"its {key} is not an object")
+    return record
+
+
+def _rows(path: Path, checks) -> list[dict[str, str]]:
+    """The rows of a CSV of the folder, each column of ``checks`` passing its check."""
+    from shortclust.apps.assignments import read_csv_rows
+
+    try:
+        rows = read_csv_rows(path)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise _damaged(path, f"not a CSV: {type(error).__name__}") from None
+    for number, row in enumerate(rows, start=2):
+        for column, check in checks.items():
+            value = row.get(column)
+            if not isinstance(value, str) or not check(value):
+                raise _damaged(path, f"line {number}: {column} {str(value)[:40]!r}")
+    return rows
+
+
+def _natural(text: str) -> bool:
+    """Digits int() reads (ASCII: "²" is a digit to isdigit; at most 18 of them)."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
+
+
+def _label(n_clusters: int, empty: bool = True):
+    return lambda v: (empty and v == "") or (_natural(v) and int(v) < n_clusters)
+
+
+def _count(limit: int):
+    return lambda v: _natural(v) and int(v) <= limit
+
+
+def _rows_of(n_rows: int):
+    return lambda v: all(_natural(part) and 1 <= int(part) <= n_rows for part in v.split())
+
+
+def _one_of(*values):
+    return lambda v: v in values
