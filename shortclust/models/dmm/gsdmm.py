@@ -312,7 +312,9 @@ class _SamplerState:
         # empty cluster, fixed for the fit.
         self.inv_den = np.empty((kernels._BLOCK + 1, n_clusters))
         empty_inv_den = np.empty((kernels._BLOCK + 1, 1))
-        kernels.refresh_inv_den(empty_inv_den, 0, 0.0, self.v_beta)
+        # Through refresh_all_inv_den, which the sweeps load anyway: one cached kernel
+        # fewer to load per process (the same arithmetic as refresh_inv_den's).
+        kernels.refresh_all_inv_den(empty_inv_den, np.zeros(1), self.v_beta)
         self.empty_inv_den = np.ascontiguousarray(empty_inv_den[:, 0])
         self.scratch = (np.empty(n_clusters), np.empty(n_clusters), np.empty(kernels._BLOCK + 1))
         self.n_occupied = int(np.count_nonzero(self.stats[0]))
