@@ -9,7 +9,8 @@ the collector off for that phase; :func:`resume` (called by the runner once the 
 loaded, before the first timed fit or any worker process starts) freezes what start-up
 created (:func:`gc.freeze`: moved to the permanent generation, never walked again; the few
 cycles among them are left to the end of the process, as ``safety_net`` leaves everything
-at exit) and turns the collector back on.
+at exit) and turns the collector back on. A run that computes sentence embeddings resumes
+it before them: that is long work, not start-up.
 """
 
 from __future__ import annotations

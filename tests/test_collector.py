@@ -49,3 +49,20 @@ def test_resume_outside_a_pause_changes_nothing():
     frozen = gc.get_freeze_count()
     _collector.resume()
     assert not gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+def test_sentence_embeddings_are_computed_with_the_collector_on(monkeypatch):
+    # Computing embeddings is long work, not start-up: no cyclic garbage may pile up there.
+    from types import SimpleNamespace
+
+    from shortclust.pipeline import runner
+
+    seen = []
+    monkeypatch.setattr("shortclust.representations.needs_embedding", lambda *args: True)
+    monkeypatch.setattr(runner.RunContext, "from_plan",
+                        classmethod(lambda cls, *args, **kwargs: seen.append(gc.isenabled())))
+    plan = SimpleNamespace(corpus=None, config=SimpleNamespace(representation_spec=None))
+    gc.enable()
+    with _collector.startup_paused():
+        runner._run_context(plan, runner.RunOptions())
+    assert seen == [True]

@@ -20,6 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from shortclust._collector import resume as resume_collector
 from shortclust._progress import ProgressBars
 from shortclust.config import ExperimentConfig
 from shortclust.errors import ConfigError, ShortclustError, interrupt_exit_code
@@ -233,8 +234,10 @@ def _run_context(plan: Plan, options: RunOptions) -> RunContext:
     from shortclust.representations import needs_embedding
 
     arguments = (plan, options.save_models, options.show_bars, options.console)
-    if options.cluster is None or not needs_embedding(plan.corpus,
-                                                      plan.config.representation_spec):
+    embedding = needs_embedding(plan.corpus, plan.config.representation_spec)
+    if embedding:  # a long computation, not start-up: collected as usual
+        resume_collector()
+    if options.cluster is None or not embedding:
         return RunContext.from_plan(*arguments, workers=resolve_jobs(options.jobs))
     with cluster_client(options.cluster, _cluster_workers(options.jobs)) as (client, _):
         return RunContext.from_plan(*arguments, client=client)
