@@ -4,7 +4,7 @@ Starting ``shortclust run`` creates about 130,000 long-lived objects (numpy, sci
 typing registries, pydantic, typer, the config and corpus) and almost no garbage cycles
 (about a thousand objects over the whole of ``make run``). Every collection in that phase
 walks the young objects only to find them alive: in ``make run`` 39 young and 3 middle
-collections, 0.04-0.06 s of CPU, all before the first fit. :func:`startup_paused` turns
+collections, 0.05-0.06 s of CPU, all before the first fit. :func:`startup_paused` turns
 the collector off for that phase; :func:`resume` (called by the runner once the kernels are
 loaded, before the first timed fit or any worker process starts) freezes what start-up
 created (:func:`gc.freeze`: moved to the permanent generation, never walked again; the few

@@ -236,7 +236,8 @@ def _top_columns(rows, n):
     """
     # Row by row, columns increasing (as np.nonzero(rows) gives them, in a tenth of its
     # time: the positions of a flat boolean array, then their rows and columns).
-    held_rows, held_columns = np.divmod(np.flatnonzero(rows.ravel() != 0), max(rows.shape[1], 1))
+    held = np.flatnonzero(rows.ravel() != 0)
+    held_rows, held_columns = np.divmod(held, max(rows.shape[1], 1))
     values = rows[held_rows, held_columns]
     if values.dtype.kind == "u":
         values = values.astype(np.int64)  # negated below
