@@ -254,7 +254,11 @@ def test_absurd_integers_are_one_line_in_cluster_and_run(workplace, guarded):
     status, stderr = guarded("run", config, "--set", "model.params.max_iter=1000000000000",
                              "--quiet", "--output", place / "runs")
     assert_one_line(status, stderr, "max_iter must be an integer from 1 to 2147483647")
+    status, stderr = guarded("sweep", config, "--param", "max_iter", "--values",
+                             "5,1000000000000", "--quiet", "--output", place / "sweep")
+    assert_one_line(status, stderr, "max_iter must be an integer from 1 to 2147483647")
     assert not (place / "out").exists() and not (place / "runs").exists()
+    assert not (place / "sweep").exists()
 
 
 def test_large_but_sane_integers_are_accepted():
@@ -359,3 +363,26 @@ def test_an_encrypted_model_member_is_named_by_its_file_name(model_file, tmp_pat
     crafted.write_bytes(bytes(raw))
     with pytest.raises(ShortclustError, match="'shortclust-model.json' is encrypted"):
         TextClusterer.load(crafted)
+
+
+@pytest.mark.parametrize("command", [["benchmark", "--only", "quick", "--no-fit"],
+                                     ["reproduce", "gsdmm", "--only", "table2", "--no-fit"]])
+@pytest.mark.parametrize("option", ["--results", "--work-dir"])
+def test_a_folder_option_that_is_a_file_is_refused_before_any_work(tmp_path, guarded, command,
+                                                                   option):
+    # benchmark --results FILE printed the suites' progress, then failed at the first table.
+    (tmp_path / "afile").write_text("x\n")
+    folders = {"--results": tmp_path / "res", "--work-dir": tmp_path / "work"}
+    folders[option] = tmp_path / "afile"
+    status, stderr = guarded(*command, "--results", folders["--results"], "--work-dir",
+                             folders["--work-dir"])
+    assert_one_line(status, stderr, f"{option} '{tmp_path / 'afile'}': '{tmp_path / 'afile'}'"
+                    " is a file, not a folder")
+    assert (tmp_path / "afile").read_text() == "x\n"
+
+
+def test_report_of_a_file_says_the_run_folder_is_not_one(workplace, guarded):
+    # It said the output under it (FILE/report.html) could not be written.
+    status, stderr = guarded("report", workplace[0] / "afile")
+    assert_one_line(status, stderr, "run directory '")
+    assert "is not a folder" in stderr

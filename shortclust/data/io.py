@@ -550,6 +550,20 @@ def folder_problem(path) -> str | None:
             else f"the folder '{folder}' does not exist: create it")
 
 
+def check_folder_option(option: str, folder) -> None:
+    """Refuse a folder option (``--results``, ``--work-dir``) that is a file or lies under
+    one, before any work: it failed only when the first table was written.
+
+    Raises
+    ------
+    ConfigError
+    """
+    blocking = file_in_the_way(Path(folder) / "_")
+    if blocking is not None:
+        raise ConfigError(f"{option} '{folder}': '{blocking}' is a file, not a folder: "
+                          f"choose a folder for {option}")
+
+
 def file_in_the_way(path) -> Path | None:
     """The nearest existing folder above ``path`` if it is not a folder (``afile`` of
     ``afile/out.csv``), which no write under it can get past; else None."""

@@ -171,6 +171,11 @@ class Reproduction:
     kept: list[Path] = field(default_factory=list)
 
     def __post_init__(self):
+        from shortclust.data.io import check_folder_option
+
+        for option, given in (("--results", self.results_dir), ("--work-dir", self.work_dir)):
+            if given is not None:
+                check_folder_option(option, given)
         self.results_dir = Path(self.results_dir if self.results_dir is not None
                                 else default_results_dir(self.runs))
         self.work_dir = Path(self.work_dir if self.work_dir is not None

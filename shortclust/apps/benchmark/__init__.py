@@ -63,6 +63,11 @@ class BenchmarkJob:
         if not is_checkout(self.root) and (self.results_dir is None or self.work_dir is None):
             raise ConfigError("an installed shortclust ships the suites and archives, not a "
                               "place to write: give --results DIR and --work-dir DIR")
+        from shortclust.data.io import check_folder_option
+
+        for option, given in (("--results", self.results_dir), ("--work-dir", self.work_dir)):
+            if given is not None:
+                check_folder_option(option, given)
         self.results_dir = Path(self.results_dir or self.root / "results") / PAPER_NAME
         self.work_dir = Path(self.work_dir or self.root / "runs") / PAPER_NAME
 

@@ -61,7 +61,7 @@ def write_report(run_dir, output=None, *, run_id: str | None = None, data_dir=No
     output = Path(output) if output is not None else Path(run_dir) / REPORT_FILE
     if output.is_dir():
         raise ConfigError(f"output '{output}' is a directory: give a file name with --output")
-    if file_in_the_way(output) is not None:  # before the report is computed, not after
+    if Path(run_dir).is_dir() and file_in_the_way(output) is not None:  # before the work
         raise ConfigError(f"output '{output}': cannot write it ('{file_in_the_way(output)}' is "
                           "a file, not a folder): choose another file with --output")
     from shortclust.apps.safe_output import check_replaces_only_its_own

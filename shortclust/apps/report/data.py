@@ -98,7 +98,8 @@ def load_run(run_dir, run_id: str | None = None) -> RunFiles:
 
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
-        raise DataError(f"run directory '{run_dir}' not found: give the folder that "
+        what = "is not a folder" if run_dir.exists() else "not found"
+        raise DataError(f"run directory '{run_dir}' {what}: give the folder that "
                         "shortclust cluster or shortclust run wrote")
     store_dir = run_dir / "run" if (run_dir / "run" / RECORDS_FILE).is_file() else run_dir
     store = RecordStore(store_dir)
