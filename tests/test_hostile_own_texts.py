@@ -14,15 +14,7 @@ from shortclust.cli import app
 from shortclust.data.io import read_documents
 from shortclust.errors import ShortclustError
 from tests.pipeline.fake_estimators import TEXTS, write_corpus
-
-
-def refused(args) -> str:
-    """Run ``shortclust *args``; assert exit 2 with one ``error:`` line; return it."""
-    result = CliRunner().invoke(app, [str(arg) for arg in args])
-    lines = result.stderr.splitlines()
-    assert result.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (
-        result.exit_code, result.stderr, result.exception)
-    return lines[0]
+from tests.refusals import refused
 
 
 # --- input files ------------------------------------------------------------------------------
