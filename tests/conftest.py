@@ -55,3 +55,16 @@ def output_dir(tmp_path):
 def config_path(tmp_path, corpus_path, output_dir, fake_model):
     """A valid 3-run config for the fake model."""
     return write_config(tmp_path / "fake.yaml", corpus_path, output_dir)
+
+
+@pytest.fixture(scope="module")
+def saved_gsdmm(tmp_path_factory):
+    """A 3-cluster GSDMM ``TextClusterer`` of the tiny corpus saved as ``model.zip``, with a
+    ``new.txt`` of two texts to predict beside it."""
+    from shortclust import TextClusterer
+    from tests.pipeline.fake_estimators import TEXTS
+
+    folder = tmp_path_factory.mktemp("model")
+    path = TextClusterer("gsdmm", n_clusters=3).fit(TEXTS).save(folder / "model.zip")
+    (folder / "new.txt").write_text("apple pie\ngoal match\n")
+    return path

@@ -18,27 +18,19 @@ def ran(args) -> str:
     return result.stdout
 
 
-@pytest.fixture(scope="module")
-def model_file(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("model")
-    path = TextClusterer("gsdmm", n_clusters=3).fit(TEXTS).save(folder / "model.zip")
-    (folder / "new.txt").write_text("apple pie\ngoal match\n")
-    return path
-
-
 def _listing(folder):
     return sorted(path.name for path in folder.iterdir())
 
 
 # --- 1. predict never replaces a file of the user's --------------------------------------------
 
-def test_predict_never_replaces_a_file_that_is_not_an_assignments_csv(model_file, tmp_path,
+def test_predict_never_replaces_a_file_that_is_not_an_assignments_csv(saved_gsdmm, tmp_path,
                                                                       monkeypatch):
     # `predict --output notes.csv` replaced any existing file, silently.
-    new = model_file.parent / "new.txt"
+    new = saved_gsdmm.parent / "new.txt"
     notes = tmp_path / "notes.csv"
     notes.write_bytes(b"my,own\nnotes,here\n")
-    line = refused(["predict", model_file, new, "--output", notes])
+    line = refused(["predict", saved_gsdmm, new, "--output", notes])
     assert "exists and is not an assignments CSV" in line and "--output" in line, line
     assert notes.read_bytes() == b"my,own\nnotes,here\n"
     assert _listing(tmp_path) == ["notes.csv"]
@@ -47,20 +39,20 @@ def test_predict_never_replaces_a_file_that_is_not_an_assignments_csv(model_file
     here.mkdir()
     monkeypatch.chdir(here)
     (here / "new_assignments.csv").write_text("id,text\n1,precious\n")
-    line = refused(["predict", model_file, new])
+    line = refused(["predict", saved_gsdmm, new])
     assert "new_assignments.csv' exists and is not an assignments CSV" in line
     assert (here / "new_assignments.csv").read_text() == "id,text\n1,precious\n"
 
 
-def test_predict_replaces_its_own_assignments_csv(model_file, tmp_path):
+def test_predict_replaces_its_own_assignments_csv(saved_gsdmm, tmp_path):
     # As documented in --output's help: an earlier assignments CSV is written again.
-    new = model_file.parent / "new.txt"
+    new = saved_gsdmm.parent / "new.txt"
     out = tmp_path / "p.csv"
-    ran(["predict", model_file, new, "--output", out, "--quiet"])
+    ran(["predict", saved_gsdmm, new, "--output", out, "--quiet"])
     first = out.read_bytes()
     new_texts = tmp_path / "more.txt"
     new_texts.write_text("apple pie\n")
-    ran(["predict", model_file, new_texts, "--output", out, "--quiet"])
+    ran(["predict", saved_gsdmm, new_texts, "--output", out, "--quiet"])
     assert out.read_bytes() != first and out.read_text().count("\n") == 2
     assert _listing(tmp_path) == ["more.txt", "p.csv"]
 
@@ -80,7 +72,7 @@ def _mode(path) -> int:
     return path.stat().st_mode & 0o777
 
 
-def test_outputs_follow_the_users_umask(model_file, tmp_path, umask_027):
+def test_outputs_follow_the_users_umask(saved_gsdmm, tmp_path, umask_027):
     # The cluster output folder was 0700 (tempfile.mkdtemp's private mode, then renamed):
     # a group the umask lets read could not.
     from tests.pipeline.fake_estimators import write_corpus
@@ -93,7 +85,7 @@ def test_outputs_follow_the_users_umask(model_file, tmp_path, umask_027):
         name: 0o640 for name in _listing(out)}
     ran(["cluster", corpus, "-k", "3", "--output", out, "--quiet", "--no-report"])  # again
     assert _mode(out) == 0o750
-    ran(["predict", model_file, model_file.parent / "new.txt", "--output", tmp_path / "p.csv",
+    ran(["predict", saved_gsdmm, saved_gsdmm.parent / "new.txt", "--output", tmp_path / "p.csv",
          "--quiet"])
     assert _mode(tmp_path / "p.csv") == 0o640
     saved = TextClusterer("kmeans", n_clusters=2).fit(TEXTS).save(tmp_path / "m.zip")
@@ -145,10 +137,10 @@ COMMANDS = {  # name -> (argv with OUT for the output, output's kind)
 }
 
 
-def _argv(command, workplace, model_file, out):
+def _argv(command, workplace, saved_gsdmm, out):
     place, corpus, config = workplace
     argv, _ = COMMANDS[command]
-    return [str(out) if arg == "OUT" else arg.format(corpus=corpus, model=model_file,
+    return [str(out) if arg == "OUT" else arg.format(corpus=corpus, model=saved_gsdmm,
                                                       place=place, config=config)
             for arg in argv]
 
@@ -159,7 +151,7 @@ def _done_run(workplace):
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_an_output_under_a_regular_file_is_one_line_naming_it(workplace, model_file, guarded,
+def test_an_output_under_a_regular_file_is_one_line_naming_it(workplace, saved_gsdmm, guarded,
                                                               command):
     # "cannot create it (File exists)" (cluster, predict), a FileExistsError traceback
     # (report), "the folder ... does not exist" (TextClusterer.save): the folder is a file.
@@ -168,21 +160,21 @@ def test_an_output_under_a_regular_file_is_one_line_naming_it(workplace, model_f
         _done_run(workplace)
     before = _snapshot(place)
     out = place / "afile" / ("out" if COMMANDS[command][1] == "dir" else "out.csv")
-    status, stderr = guarded(*_argv(command, workplace, model_file, out))
+    status, stderr = guarded(*_argv(command, workplace, saved_gsdmm, out))
     assert_one_line(status, stderr, f"'{place / 'afile'}' is a file, not a folder")
     assert _snapshot(place) == before
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize("call, code", [("replace", 13), ("fsync", 28)])  # EACCES, ENOSPC
-def test_a_write_that_fails_leaves_the_finished_output_as_it_was(workplace, model_file, guarded,
+def test_a_write_that_fails_leaves_the_finished_output_as_it_was(workplace, saved_gsdmm, guarded,
                                                                  monkeypatch, command, call,
                                                                  code):
     place = workplace[0]
     if command == "report":
         _done_run(workplace)
     out = place / ("out" if COMMANDS[command][1] == "dir" else "out.html")
-    argv = _argv(command, workplace, model_file, out)
+    argv = _argv(command, workplace, saved_gsdmm, out)
     ran(argv)  # a finished output
     before = _snapshot(place)
     _failing(monkeypatch, call, code)
@@ -343,12 +335,12 @@ def test_report_of_an_edited_cluster_folder_is_one_line(workplace, guarded, case
     assert not (place / "r.html").exists()
 
 
-def test_an_encrypted_model_member_is_named_by_its_file_name(model_file, tmp_path):
+def test_an_encrypted_model_member_is_named_by_its_file_name(saved_gsdmm, tmp_path):
     # The 120 characters of the reason were the member's ZipInfo repr ("File <ZipInfo
     # filename=... compress_si..."), cut before they said "encrypted".
     from shortclust.errors import ShortclustError
 
-    raw = bytearray(model_file.read_bytes())
+    raw = bytearray(saved_gsdmm.read_bytes())
     raw[raw.find(b"PK\x03\x04") + 6] |= 1  # the encrypted flag, local header
     raw[raw.find(b"PK\x01\x02") + 8] |= 1  # and central directory
     crafted = tmp_path / "enc.zip"

@@ -138,33 +138,25 @@ CLUSTERER_EDITS = {
 }
 
 
-@pytest.fixture(scope="module")
-def clusterer_file(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("clusterer")
-    path = TextClusterer("gsdmm", n_clusters=3).fit(TEXTS).save(folder / "model.zip")
-    (folder / "new.txt").write_text("apple pie\ngoal match\n")
-    return path
-
-
 @pytest.mark.parametrize("case", sorted(CLUSTERER_EDITS))
-def test_a_crafted_clusterer_record_is_refused_in_one_line(clusterer_file, tmp_path, case):
+def test_a_crafted_clusterer_record_is_refused_in_one_line(saved_gsdmm, tmp_path, case):
     from tests import hostile
 
-    crafted = hostile.edited_header(clusterer_file, tmp_path / "crafted.zip",
+    crafted = hostile.edited_header(saved_gsdmm, tmp_path / "crafted.zip",
                                     CLUSTERER_EDITS[case])
-    line = refused(["predict", crafted, clusterer_file.parent / "new.txt", "--output",
+    line = refused(["predict", crafted, saved_gsdmm.parent / "new.txt", "--output",
                     tmp_path / "p.csv"])
     assert "clusterer" in line and "edited or damaged" in line, line
     assert not (tmp_path / "p.csv").exists()
 
 
-def test_the_untouched_clusterer_record_still_predicts(clusterer_file, tmp_path):
+def test_the_untouched_clusterer_record_still_predicts(saved_gsdmm, tmp_path):
     from tests import hostile
 
-    copy = hostile.edited_header(clusterer_file, tmp_path / "copy.zip", lambda header: None)
+    copy = hostile.edited_header(saved_gsdmm, tmp_path / "copy.zip", lambda header: None)
     texts = ["apple pie", "goal match"]
     assert TextClusterer.load(copy).predict(texts).tolist() == \
-        TextClusterer.load(clusterer_file).predict(texts).tolist()
+        TextClusterer.load(saved_gsdmm).predict(texts).tolist()
 
 
 # --- messages -------------------------------------------------------------------------------
