@@ -215,11 +215,14 @@ def test_save_that_fails_is_one_exception_and_keeps_the_model(tmp_path, monkeypa
     ("hac_sd", {"k": 10**12}, "k must be an integer from 1 to 2147483647"),  # NoneOr
     ("gsdmm", {"partial_iter": 2**31}, "partial_iter must be an integer from 0 to"),
     ("lda", {"threads": 101}, "threads must be an integer from 1 to 100 (one numba Generator"),
+    ("gsdmm", {"threads": 10**6}, "threads must be an integer from 1 to 1024 (one copy of the"),
+    ("dct", {"threads": 1025}, "threads must be an integer from 1 to 1024 (one copy of the"),
 ])
 def test_absurd_integers_are_refused_naming_the_range(model, params, fragment):
     # Each ran for ever (max_iter=10**12, n_init=10**12, init_passes=10**12: hours at least)
     # or was taken silently (max_docs=10**19, k=10**12); LDA with threads=101 raised
-    # numba's UnsupportedParforsError, a traceback in the command line.
+    # numba's UnsupportedParforsError, a traceback in the command line; GSDMM with
+    # threads=10**6 made a million copies of its counts (9 s, 1.2 GB) before sampling.
     import time
 
     from shortclust.errors import ParameterError

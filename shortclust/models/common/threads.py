@@ -17,6 +17,12 @@ import numpy as np
 #: unless set) there, and failed to compile with threads=101 (UnsupportedParforsError).
 MAX_GENERATOR_BLOCKS = numba.config.PARFOR_MAX_TUPLE_SIZE
 
+#: The most blocks a GSDMM or DCT sweep may be cut into. Each block holds its own copy of
+#: the counts, so a mistyped ``threads=1000000`` asked for a million copies (9 s and 1.2 GB
+#: on a 2,000-text set before anything was sampled). No machine this runs on has more
+#: cores than this; labels depend on the number of blocks, so the limit is fixed.
+MAX_BLOCKS = 1024
+
 #: Bytes of a cache line (x86-64 and most ARM cores): what two blocks' scratch is kept apart by.
 CACHE_LINE = 64
 

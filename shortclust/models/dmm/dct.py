@@ -12,6 +12,7 @@ from shortclust.models.common.validation import as_counts, same_columns, stream_
 from shortclust.models.base import (Capabilities, ClusteringModel, Integer, Interval,
                                     Options, Real, Seed)
 from shortclust.models.common.invariants import FITTED_INVARIANTS
+from shortclust.models.common.threads import MAX_BLOCKS
 
 __all__ = ["DCT"]
 
@@ -93,6 +94,7 @@ class DCT(ClusteringModel):
         on how many threads ran or in which order. The step's first sweep, from the
         random initial topics, and smaller steps run the sequential sweep (see
         :mod:`shortclust.models.dmm._dct_parallel` for why).
+        At most 1,024 (``MAX_BLOCKS``: each block holds its own copy of the counts).
     random_state : int, numpy.random.Generator or None, default=None
         Seed of the initial topics and of the draws. Same seed, same labels.
 
@@ -206,7 +208,8 @@ class DCT(ClusteringModel):
         "topic_precision": Options("topic", "shared"),
         "word_precision": Options("word", "topic"),
         "precision_floor": Interval(0.0, 1.0),
-        "threads": Integer(1),
+        "threads": Integer(1, maximum=MAX_BLOCKS,
+                           why="one copy of the counts per block: no machine has more cores"),
         "random_state": Seed(),
     }
     #: Added after DCT's runs were archived; these values are the behaviour from before.
