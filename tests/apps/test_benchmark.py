@@ -148,3 +148,21 @@ def test_mean_ranks_share_ties_and_count_datasets():
     assert ranks.loc["x", "rank_nmi"] == pytest.approx(1.5)  # 1 on a, 2 on b
     assert ranks.loc["z", "rank_nmi"] == pytest.approx(2.5) and ranks.loc["z", "datasets"] == 1
     assert ranks.loc["y", "rank_acc"] == pytest.approx(2.0)  # three-way tie on a (2), 2 on b
+
+
+def test_a_model_without_a_seed_runs_once_whatever_runs_says(checkout):
+    # HAC's labels are the same for every seed (capabilities.seeded False): its cell runs
+    # seed 0 only, while a seeded model beside it runs every seed asked for.
+    models = checkout / "configs" / "benchmark" / "models.yaml"
+    models.write_text(MODELS + "  hac: {model: hac}\n")
+    suite = checkout / "configs" / "benchmark" / "tiny.yaml"
+    suite.write_text(suite.read_text().replace("models: [gsdmm, kmeans, gsdpmm, absent]",
+                                               "models: [kmeans, hac]"))
+    cells = suites.cells(suites.load_suite(checkout, "tiny"), suites.load_models(checkout),
+                         lambda dataset: 2)
+    assert [(c.entry, c.seeded, c.config["runs"]) for c in cells if c.kind == "batch"] == [
+        ("kmeans", True, 2), ("hac", False, 1)]
+    job = run_benchmark(["tiny"], runs=3, models=["kmeans", "hac"], **job_options(checkout))
+    assert job.fitted == 3 + 1
+    board = pd.read_csv(checkout / "results" / "benchmark" / "tiny" / "tiny.csv")
+    assert dict(zip(board["model"], board["runs"])) == {"kmeans": 3, "hac": 1}

@@ -29,7 +29,8 @@ it names are declared once, in ``configs/benchmark/models.yaml``:
 it has an ``n_clusters`` parameter, and at its own choice when it declares ``own``.
 
 Each (dataset, model, K choice) is a *cell*, run as an ordinary experiment config through
-the run pipeline; its records are archived in ``results/benchmark/records/<tag>.json``
+the run pipeline (once, seed 0, for a model without a seed: ``capabilities.seeded`` False,
+as HAC and HDBSCAN, whose runs with other seeds give the same labels); its records are archived in ``results/benchmark/records/<tag>.json``
 under a tag that does not name the suite, so suites that share a cell share its runs.
 """
 
@@ -117,6 +118,8 @@ class Cell:
     config: dict[str, Any]
     extra: str | None = None
     needs: str | None = None
+    #: False for a model whose labels do not depend on the seed: the cell runs once.
+    seeded: bool = True
 
     @property
     def board(self) -> str:
@@ -246,6 +249,8 @@ def cells(suite: Suite, declared: dict[str, ModelEntry], true_k, only=None) -> l
     only : list of str, optional
         Model names to keep (``--models``); the others are left out.
     """
+    from shortclust.models import get_model_class
+
     out = []
     for kind in ("batch", "stream"):
         part = getattr(suite, kind)
@@ -261,13 +266,15 @@ def cells(suite: Suite, declared: dict[str, ModelEntry], true_k, only=None) -> l
                         continue
                     if k == "own" and entry.own is None:
                         continue
+                    seeded = get_model_class(entry.model).capabilities.seeded
                     params = dict(entry.params)
                     params.update({"n_clusters": true_k(dataset)} if k == "true" else entry.own)
                     tag = (f"{name}_K{k}_{'stream_' if kind == 'stream' else ''}"
                            f"{dataset_slug(dataset)}")
                     config = {"name": f"benchmark_{tag}", "dataset": dataset,
                               "model": {"name": entry.model, "params": params},
-                              "runs": suite.runs, "metrics": list(METRICS)}
+                              "runs": suite.runs if seeded else 1,
+                              "metrics": list(METRICS)}
                     if entry.representation:
                         config["representation"] = dict(entry.representation)
                     if kind == "stream":
@@ -275,5 +282,5 @@ def cells(suite: Suite, declared: dict[str, ModelEntry], true_k, only=None) -> l
                     if topic_quality_applies(entry):
                         config["topic_quality"] = {"measures": ["npmi"], "top_n": 10}
                     out.append(Cell(kind, dataset, name, k, tag, config, entry.extra,
-                                    entry.needs))
+                                    entry.needs, seeded))
     return out
