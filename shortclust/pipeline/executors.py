@@ -79,8 +79,14 @@ _worker_state: dict[str, Any] = {}
 
 
 def _init_worker(context: RunContext, warm_params: dict[str, Any]) -> None:
-    """Run once in each worker: ignore Ctrl-C and SIGTERM, show warnings as the parent
-    does, set up.
+    """Run once in each worker: :func:`prepare_worker_process`, then set up."""
+    prepare_worker_process()
+    setup_worker(context, warm_params)
+
+
+def prepare_worker_process() -> None:
+    """In a worker process, first: ignore Ctrl-C and SIGTERM, die with the parent, show
+    warnings as the parent does.
 
     The parent alone handles Ctrl-C and SIGTERM (it writes the finished runs, then kills
     the workers), even when the signal is sent to the whole process group.
@@ -93,7 +99,6 @@ def _init_worker(context: RunContext, warm_params: dict[str, Any]) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     _die_with_parent()
     show_warnings_on_one_line()  # as the parent shows them (the CLI's main)
-    setup_worker(context, warm_params)
 
 
 def _die_with_parent(poll_seconds: float = 0.5) -> None:
@@ -150,10 +155,16 @@ def _ignore_progress(step: int, steps: int, n_clusters: int) -> None:
 
 def worker_pool(workers: int, context: RunContext, warm_params: dict[str, Any]):
     """A loky pool of ``workers`` processes, each set up with ``context``."""
+    return process_pool(workers, _init_worker, (context, warm_params))
+
+
+def process_pool(workers: int, initializer=prepare_worker_process, initargs=()):
+    """A loky pool of ``workers`` single-threaded processes (:data:`WORKER_ENV`), each
+    started with ``initializer(*initargs)``."""
     from joblib.externals.loky import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                               initargs=(context, warm_params), env=dict(WORKER_ENV))
+    return ProcessPoolExecutor(max_workers=workers, initializer=initializer,
+                               initargs=initargs, env=dict(WORKER_ENV))
 
 
 def run_in_workers(context: RunContext, todo: list[PlannedRun], write: Write, bars,

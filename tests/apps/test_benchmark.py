@@ -166,3 +166,34 @@ def test_a_model_without_a_seed_runs_once_whatever_runs_says(checkout):
     assert job.fitted == 3 + 1
     board = pd.read_csv(checkout / "results" / "benchmark" / "tiny" / "tiny.csv")
     assert dict(zip(board["model"], board["runs"])) == {"kmeans": 3, "hac": 1}
+
+
+def test_jobs_fit_whole_cells_in_workers_with_the_same_results(checkout, tmp_path,
+                                                                monkeypatch):
+    # --jobs 2 fits two cells at a time (apps/benchmark/parallel.py), each in one process;
+    # the tables equal --jobs 1's but for the timing columns, and a second command fits
+    # nothing.
+    from shortclust.apps.benchmark import parallel
+    from shortclust.pipeline.executors import cpu_cores
+
+    if cpu_cores() < 2:
+        pytest.skip("one core: --jobs 2 is --jobs 1")
+    in_workers = []
+    fit_cells = parallel.fit_cells
+    monkeypatch.setattr(parallel, "fit_cells", lambda job, cells, workers: in_workers.append(
+        (len(cells), workers)) or fit_cells(job, cells, workers))
+    single = run_benchmark(["tiny"], **job_options(checkout))
+    assert in_workers == []
+    other = tmp_path / "other"
+    other.mkdir()
+    parallel_options = {**job_options(checkout), "results_dir": other / "results",
+                        "work_dir": other / "runs", "jobs": 2}
+    in_parallel = run_benchmark(["tiny"], **parallel_options)
+    assert in_parallel.fitted == single.fitted == 12
+    assert in_workers == [(6, 2)]  # `absent` (its extra missing) is not sent to a worker
+    timing = ["cpu_s_median", "wall_s_median", "peak_mb_median"]
+    for board in ("tiny.csv", "tiny_stream.csv"):
+        ours = pd.read_csv(other / "results" / "benchmark" / "tiny" / board)
+        theirs = pd.read_csv(checkout / "results" / "benchmark" / "tiny" / board)
+        pd.testing.assert_frame_equal(ours.drop(columns=timing), theirs.drop(columns=timing))
+    assert run_benchmark(["tiny"], **parallel_options).fitted == 0

@@ -1,8 +1,8 @@
 """``shortclust benchmark``: every declared model on every dataset of a suite, one harness.
 
 Suites (:mod:`.suites`) expand into cells (dataset x model x K choice), each an ordinary
-experiment config run through the run pipeline like a paper's (resumed, ``--jobs``,
-``--cluster``), its records archived in ``results/benchmark/records/<tag>.json``. From the
+experiment config run through the run pipeline like a paper's (resumed; with ``--jobs N``
+N cells at a time, :mod:`.parallel`; with ``--cluster`` each cell's runs on Dask), its records archived in ``results/benchmark/records/<tag>.json``. From the
 records alone (:mod:`.leaderboard`) each suite gets ``results/benchmark/<suite>/``:
 ``<dataset>.md``/``.csv`` per dataset (streams as ``<dataset>_stream``) and ``ranks.md``/
 ``.csv``, the mean rank of every method over them. ``--no-fit`` fits nothing and rebuilds
@@ -89,9 +89,9 @@ class BenchmarkJob:
             self._true_k[dataset] = len(set(corpus.labels.tolist()))
         return self._true_k[dataset]
 
-    def run_cell(self, cell) -> tuple[list[dict], str | None]:
-        """The records of a cell's seeds (fitting those missing unless ``fit`` is False),
-        and why it has none when it was skipped."""
+    def run_cell(self, cell, fit: bool | None = None) -> tuple[list[dict], str | None]:
+        """The records of a cell's seeds (fitting those missing unless ``fit``, by default
+        the job's, is False), and why it has none when it was skipped."""
         from shortclust.config import config_from_mapping
         from shortclust.pipeline.reproduce import RECORDS_DIR, by_seed
         from shortclust.pipeline.runner import RunOptions, run_experiment
@@ -100,8 +100,7 @@ class BenchmarkJob:
         overrides = [] if self.runs is None or not cell.seeded else [f"runs={self.runs}"]
         raw = dict(cell.config, output=str(self.work_dir / cell.tag))
         archive = self.results_dir / RECORDS_DIR / f"{cell.tag}.json"
-        missing = cell.needs is not None and importlib.util.find_spec(cell.needs) is None
-        fit = self.fit and not missing and self.chosen(cell)
+        fit = (self.fit if fit is None else fit) and self.will_fit(cell)
         if not fit and not archive.exists():
             # The note depends on the archive and the declaration alone, never on the
             # extras installed here, so --no-fit writes the same bytes on any machine.
@@ -118,6 +117,21 @@ class BenchmarkJob:
         result = run_experiment(config, options)
         self.fitted += result.n_run
         return by_seed(result.planned), None
+
+    def fits_cells_in_workers(self) -> int:
+        """Worker processes fitting whole cells at a time (:mod:`.parallel`): ``--jobs``
+        resolved, when it is above 1 and there is no ``--cluster``; else 0."""
+        from shortclust.pipeline.executors import resolve_jobs
+
+        if not self.fit or self.cluster is not None:
+            return 0
+        workers = resolve_jobs(self.jobs)
+        return workers if workers > 1 else 0
+
+    def will_fit(self, cell) -> bool:
+        """Whether the cell may be fitted here: chosen by ``--models``, its extra present."""
+        return self.chosen(cell) and (
+            cell.needs is None or importlib.util.find_spec(cell.needs) is not None)
 
     def chosen(self, cell) -> bool:
         """Whether ``--models`` lets this cell fit (the others are only collected, so a
@@ -147,14 +161,19 @@ def _provenance(job: BenchmarkJob, suite) -> str:
 def run_suite(job: BenchmarkJob, name: str) -> None:
     """Run (or collect) one suite's cells and write its leaderboards and mean ranks."""
     from shortclust.apps.benchmark import leaderboard, suites
+    from shortclust.apps.benchmark.parallel import fit_cells
 
     suite = suites.load_suite(job.root, name)
     declared = suites.load_models(job.root)
     cells = suites.cells(suite, declared, job.true_k)
+    workers = job.fits_cells_in_workers()
+    if workers:
+        job.fitted += fit_cells(job, [cell for cell in cells if job.will_fit(cell)], workers)
     boards, notes = {}, {}
     rows: dict[str, list[dict]] = {}
     for cell in cells:
-        records, why = job.run_cell(cell)
+        # Fitted above already with workers: here only collected, as --no-fit does.
+        records, why = job.run_cell(cell, fit=False if workers else None)
         board = cell.board
         rows.setdefault(board, []).append(leaderboard.cell_row(cell, records))
         if why is not None:

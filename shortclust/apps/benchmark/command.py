@@ -47,6 +47,7 @@ def run_command(only, models, runs, fit, results, work_dir, data_dir, quiet, job
     """Run the suites as the command line asked; an interruption exits 130 or 143 with one
     line (finished runs are kept)."""
     from shortclust.apps.benchmark import run_benchmark
+    from shortclust.apps.benchmark.parallel import CellsInterrupted
     from shortclust.pipeline.runner import ExperimentInterrupted
 
     try:
@@ -56,9 +57,10 @@ def run_command(only, models, runs, fit, results, work_dir, data_dir, quiet, job
                             quiet=quiet, jobs=jobs, cluster=cluster)
     except ExperimentInterrupted as exc:
         what = "terminated (SIGTERM)" if exc.exit_code == 143 else "interrupted"
-        typer.echo(f"benchmark: {what} after {exc.n_done} of {exc.n_total} runs of the "
-                   "current cell (finished runs are kept); rerun the same command to "
-                   "continue", err=True)
+        where = (f"{exc.n_done} of {exc.n_total} cells" if isinstance(exc, CellsInterrupted)
+                 else f"{exc.n_done} of {exc.n_total} runs of the current cell")
+        typer.echo(f"benchmark: {what} after {where} (finished runs are kept); rerun the "
+                   "same command to continue", err=True)
         raise typer.Exit(exc.exit_code) from None
     if not quiet:
         typer.echo(f"benchmark: fitted {job.fitted} runs; wrote {len(job.written)} files "
