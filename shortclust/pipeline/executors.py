@@ -174,21 +174,39 @@ def run_in_workers(context: RunContext, todo: list[PlannedRun], write: Write, ba
     On any exception (Ctrl-C included) runs already finished are still written, then the
     workers are killed (loky fails the runs not finished) and the exception propagates.
     """
-    from concurrent.futures import FIRST_COMPLETED, wait
-
     resume_collector()  # before any process starts: see shortclust._collector
     pool = worker_pool(workers, context, todo[0].params)
     bars.parallel(workers)
-    # At most one queued run beyond the running ones (loky's own call-queue depth): runs
-    # start in plan order and a shutdown finds no run between its queues.
-    waiting, position = iter(todo), {run.run_id: index for index, run in enumerate(todo)}
+
+    def finished(run: PlannedRun, outcome: Outcome) -> None:
+        write(run, outcome)
+        bars.end_run()
+
+    run_in_pool(pool, _fit_in_worker, todo, workers, finished)
+
+
+def run_in_pool(pool, function: Callable, items: list, workers: int,
+                finished: Callable) -> None:
+    """``function(item)`` for every item in ``pool``, ``finished(item, result)`` here as
+    each returns (those returning together in ``items``' order); the pool shut down after.
+
+    At most one item is queued beyond the ``workers`` running (loky's own call-queue
+    depth): items start in their order, and a shutdown finds none between loky's queues
+    (with more queued, its manager thread raised KeyError at a shutdown). On any exception
+    (Ctrl-C included) ``finished`` is still called for the items that returned, then the
+    workers are killed and the exception propagates.
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    waiting, position = iter(enumerate(items)), {}
     futures: dict = {}
-    written: set = set()
+    handled: set = set()
 
     def submit_next() -> None:
-        run = next(waiting, None)
-        if run is not None:
-            futures[pool.submit(_fit_in_worker, run)] = run
+        index, item = next(waiting, (None, None))
+        if index is not None:
+            future = pool.submit(function, item)
+            futures[future], position[future] = item, index
 
     try:
         for _ in range(workers + 1):
@@ -196,14 +214,13 @@ def run_in_workers(context: RunContext, todo: list[PlannedRun], write: Write, ba
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=lambda f: position[futures[f].run_id]):
-                write(futures[future], future.result())
-                written.add(future)
-                bars.end_run()
+            for future in sorted(done, key=position.__getitem__):
+                finished(futures[future], future.result())
+                handled.add(future)
                 submit_next()
-            pending |= set(futures) - written
+            pending |= set(futures) - handled
     except BaseException:
-        _write_finished(futures, written, write)
+        _write_finished(futures, handled, finished)
         pool.shutdown(wait=False, kill_workers=True)
         raise
     pool.shutdown(wait=True)

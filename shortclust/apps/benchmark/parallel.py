@@ -36,46 +36,28 @@ def fit_cells(job, cells, workers: int) -> int:
     missing dataset, say) stops the others and is raised here, as it would be one cell
     after another.
     """
-    from concurrent.futures import FIRST_COMPLETED, wait
+    from functools import partial
 
     from shortclust.errors import interrupt_exit_code
-    from shortclust.pipeline.executors import process_pool
+    from shortclust.pipeline.executors import process_pool, run_in_pool
 
     if not cells:
         return 0
     job.say(f"benchmark: {len(cells)} cells, {workers} at a time")
-    pool = process_pool(workers)
-    # At most one cell queued beyond the running ones, as the run pipeline's workers do:
-    # loky's manager thread raised KeyError when a shutdown found more in its queues.
-    waiting, futures = iter(cells), {}
-    fitted = finished = 0
+    counts = {"fitted": 0, "cells": 0}
 
-    def submit_next() -> None:
-        cell = next(waiting, None)
-        if cell is not None:
-            futures[pool.submit(_fit_cell, job, cell)] = cell
+    def finished(cell, n_run: int) -> None:
+        counts["fitted"] += n_run
+        counts["cells"] += 1
+        job.say(f"benchmark: {cell.tag}: {n_run} runs fitted "
+                f"({counts['cells']} of {len(cells)} cells)")
 
     try:
-        for _ in range(workers + 1):
-            submit_next()
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                n_run = future.result()
-                fitted, finished = fitted + n_run, finished + 1
-                job.say(f"benchmark: {futures[future].tag}: {n_run} runs fitted "
-                        f"({finished} of {len(cells)} cells)")
-                submit_next()
-            pending |= {future for future in futures if not future.done()}
+        run_in_pool(process_pool(workers), partial(_fit_cell, job), cells, workers, finished)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM under the CLI
-        pool.shutdown(wait=False, kill_workers=True)
-        raise CellsInterrupted(finished, len(cells), interrupt_exit_code(exc)) from None
-    except BaseException:
-        pool.shutdown(wait=False, kill_workers=True)
-        raise
-    pool.shutdown(wait=True)
-    return fitted
+        raise CellsInterrupted(counts["cells"], len(cells),
+                               interrupt_exit_code(exc)) from None
+    return counts["fitted"]
 
 
 def _fit_cell(job, cell) -> int:
