@@ -2,10 +2,11 @@
 
 Suites (:mod:`.suites`) expand into cells (dataset x model x K choice), each an ordinary
 experiment config run through the run pipeline like a paper's (resumed; with ``--jobs N``
-N cells at a time, :mod:`.parallel`; with ``--cluster`` each cell's runs on Dask), its records archived in ``results/benchmark/records/<tag>.json``. From the
-records alone (:mod:`.leaderboard`) each suite gets ``results/benchmark/<suite>/``:
-``<dataset>.md``/``.csv`` per dataset (streams as ``<dataset>_stream``) and ``ranks.md``/
-``.csv``, the mean rank of every method over them. ``--no-fit`` fits nothing and rebuilds
+N cells at a time, :mod:`.parallel`; with ``--cluster`` each cell's runs on Dask), its
+records archived in ``results/benchmark/records/<tag>.json``. From the records alone
+(:mod:`.leaderboard`) each suite gets ``results/benchmark/<suite>/``: ``<dataset>.md``/
+``.csv`` per dataset (streams as ``<dataset>_stream``) and ``ranks.md``/``.csv``, the mean
+rank of every method over them. ``--no-fit`` fits nothing and rebuilds
 the same files from the archive, byte for byte.
 """
 
@@ -152,7 +153,8 @@ def _provenance(job: BenchmarkJob, suite) -> str:
             "`results/benchmark/records/` (the `runs` column counts each cell's, seeds "
             "0..N-1; the suite asks for "
             f"{suite.runs}, and 1 of a model without a seed, such as HAC and HDBSCAN, whose "
-            "labels are the same for every seed); cells: mean ± sample std over runs; fit CPU seconds and peak "
+            "labels are the same for every seed); cells: mean ± sample std over runs; fit "
+            "CPU seconds and peak "
             "memory (resident memory above the process's before the fit) are medians over "
             "runs. K true: the number of classes of the dataset; K own: the model chooses it. "
             "Rows are sorted by mean NMI.")

@@ -30,8 +30,9 @@ it has an ``n_clusters`` parameter, and at its own choice when it declares ``own
 
 Each (dataset, model, K choice) is a *cell*, run as an ordinary experiment config through
 the run pipeline (once, seed 0, for a model without a seed: ``capabilities.seeded`` False,
-as HAC and HDBSCAN, whose runs with other seeds give the same labels); its records are archived in ``results/benchmark/records/<tag>.json``
-under a tag that does not name the suite, so suites that share a cell share its runs.
+as HAC and HDBSCAN, whose runs with other seeds give the same labels); its records are
+archived in ``results/benchmark/records/<tag>.json`` under a tag that does not name the
+suite, so suites that share a cell share its runs.
 """
 
 from __future__ import annotations
